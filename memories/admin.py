@@ -1,0 +1,381 @@
+"""Admin for operators: curate memories, see what produced them, manage bots and keys."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count
+from django.utils.html import format_html, format_html_join
+
+from memories import selectors
+from memories.models import (
+    ApiKey,
+    Bot,
+    Consolidation,
+    Edge,
+    Entity,
+    JobRun,
+    KnowledgeBase,
+    Memory,
+    Message,
+    Session,
+)
+
+
+class ApiKeyInline(admin.TabularInline):
+    model = ApiKey
+    extra = 0
+    fields = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ["name", "is_active", "kb_count", "key_count", "created_at"]
+    list_filter = ["is_active"]
+    search_fields = ["name", "description"]
+    readonly_fields = ["created_at"]
+    inlines = [ApiKeyInline]
+    actions = ["issue_key"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(
+            _kbs=Count("knowledge_bases", distinct=True), _keys=Count("api_keys", distinct=True)
+        )
+
+    @admin.display(description="Knowledge bases", ordering="_kbs")
+    def kb_count(self, obj):
+        return obj._kbs
+
+    @admin.display(description="API keys", ordering="_keys")
+    def key_count(self, obj):
+        return obj._keys
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:
+            _, plain = obj.issue_key()
+            self.message_user(
+                request,
+                f"API key for {obj.name} (shown once, copy it now): {plain}",
+                level=messages.WARNING,
+            )
+
+    @admin.action(description="Issue a new API key (shown once)")
+    def issue_key(self, request, queryset):
+        for bot in queryset:
+            _, plain = bot.issue_key(name="issued in admin")
+            self.message_user(request, f"New API key for {bot.name} (shown once): {plain}", level=messages.WARNING)
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["prefix", "bot", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    list_select_related = ["bot"]
+    search_fields = ["prefix", "name", "bot__name"]
+    readonly_fields = ["bot", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    fields = ["bot", "name", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        # Keys are issued from the bot page so that the plain key can be shown once.
+        return False
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request, queryset):
+        for key in queryset.filter(revoked_at__isnull=True):
+            key.revoke()
+        self.message_user(request, "Keys revoked.")
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "bot",
+        "always_on",
+        "is_active",
+        "consolidate_interval_minutes",
+        "memory_count",
+        "insight_count",
+        "document_count",
+        "pending_messages",
+        "failed_jobs",
+    ]
+    list_filter = ["always_on", "is_active", "bot"]
+    search_fields = ["name", "bot__name", "description"]
+    readonly_fields = ["created_at", "updated_at", "folder_path"]
+
+    def get_queryset(self, request):
+        return selectors.kb_list_with_counts()
+
+    @admin.display(description="folder on disk")
+    def folder_path(self, obj):
+        return str(obj.folder) if obj.pk else "-"
+
+    @admin.display(description="Live memories", ordering="memory_count")
+    def memory_count(self, obj):
+        return obj.memory_count
+
+    @admin.display(description="Insights", ordering="insight_count")
+    def insight_count(self, obj):
+        return obj.insight_count
+
+    @admin.display(description="Documents", ordering="document_count")
+    def document_count(self, obj):
+        return obj.document_count
+
+    @admin.display(description="Unprocessed turns", ordering="pending_messages")
+    def pending_messages(self, obj):
+        return obj.pending_messages
+
+    @admin.display(description="Failed jobs", ordering="failed_jobs")
+    def failed_jobs(self, obj):
+        return obj.failed_jobs
+
+
+@admin.register(Session)
+class SessionAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "kb", "message_count", "extracted_through", "updated_at"]
+    list_filter = ["kb__bot", "kb"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["external_id"]
+    readonly_fields = ["kb", "external_id", "extracted_through", "created_at", "updated_at"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(_messages=Count("messages"))
+
+    @admin.display(description="Messages", ordering="_messages")
+    def message_count(self, obj):
+        return obj._messages
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "session", "kb", "role", "speaker", "short_content", "created_at"]
+    list_filter = ["role", "kb__bot", "kb"]
+    list_select_related = ["session", "kb__bot"]
+    search_fields = ["external_id", "speaker", "content", "session__external_id"]
+    readonly_fields = ["kb", "session", "external_id", "role", "speaker", "content", "created_at", "received_at"]
+    date_hierarchy = "created_at"
+
+    @admin.display(description="content")
+    def short_content(self, obj):
+        return obj.content[:100]
+
+
+class RetiredFilter(admin.SimpleListFilter):
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("live", "Live"), ("retired", "Retired")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "live":
+            return queryset.live()
+        if self.value() == "retired":
+            return queryset.retired()
+        return queryset
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = [
+        "short_text",
+        "kb",
+        "kind",
+        "is_live",
+        "quarantined",
+        "mode",
+        "consolidated",
+        "importance",
+        "created_at",
+    ]
+    list_filter = [RetiredFilter, "kind", "mode", "quarantined", "consolidated", "kb__bot", "kb"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["text", "entities", "source"]
+    raw_id_fields = ["kb", "superseded_by", "source_chunk"]
+    date_hierarchy = "created_at"
+    readonly_fields = [
+        "content_hash",
+        "mode",
+        "job_run",
+        "source",
+        "source_file",
+        "provenance",
+        "fed_insights",
+        "history",
+        "valid_to",
+        "superseded_by",
+        "retired_reason",
+        "quarantine_reason",
+        "consolidated",
+        "created_at",
+        "updated_at",
+    ]
+    fields = [
+        "kb",
+        "text",
+        "kind",
+        "entities",
+        "topics",
+        "importance",
+        "valid_from",
+        "quarantined",
+        "quarantine_reason",
+        "valid_to",
+        "superseded_by",
+        "retired_reason",
+        "history",
+        "source",
+        "source_file",
+        "provenance",
+        "fed_insights",
+        "mode",
+        "job_run",
+        "consolidated",
+        "content_hash",
+        "created_at",
+        "updated_at",
+    ]
+    actions = ["retire_memories", "release_quarantine"]
+
+    @admin.display(description="text")
+    def short_text(self, obj):
+        return obj.text[:120]
+
+    @admin.display(description="live", boolean=True)
+    def is_live(self, obj):
+        return obj.valid_to is None
+
+    @admin.display(description="from messages")
+    def provenance(self, obj):
+        rows = obj.source_messages.select_related("session")
+        return format_html_join(
+            "", "<div>{} / {}: {}</div>", ((m.session.external_id, m.external_id, m.content[:200]) for m in rows)
+        ) or "-"
+
+    @admin.display(description="feeds insights")
+    def fed_insights(self, obj):
+        return format_html_join("", "<div>#{}: {}</div>", ((i.pk, i.text[:200]) for i in obj.insights.all())) or "-"
+
+    @admin.display(description="supersedes")
+    def history(self, obj):
+        return format_html_join(
+            "", "<div>#{} (retired {}): {}</div>", ((m.pk, m.valid_to, m.text[:200]) for m in obj.supersedes.all())
+        ) or "-"
+
+    def save_model(self, request, obj, form, change):
+        if change and "text" in form.changed_data:
+            from memories.services import memory_update
+
+            memory_update(memory=obj, data={"text": obj.text})
+            return
+        if not change:
+            obj.mode = "manual"
+        super().save_model(request, obj, form, change)
+        if not change:
+            from memories.tasks import enqueue_embed_missing
+
+            enqueue_embed_missing(kb_id=obj.kb_id)
+
+    @admin.action(description="Retire selected memories (kept in history)")
+    def retire_memories(self, request, queryset):
+        count = sum(1 for memory in queryset.live() if memory.retire(reason=f"retired by {request.user}"))
+        self.message_user(request, f"{count} memories retired.")
+
+    @admin.action(description="Release from quarantine (operator reviewed)")
+    def release_quarantine(self, request, queryset):
+        count = queryset.filter(quarantined=True).update(quarantined=False)
+        self.message_user(request, f"{count} memories released from quarantine.")
+
+
+@admin.register(Consolidation)
+class ConsolidationAdmin(admin.ModelAdmin):
+    list_display = ["short_text", "kb", "mode", "linked_count", "created_at"]
+    list_filter = ["mode", "kb__bot", "kb"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["text"]
+    readonly_fields = ["kb", "mode", "job_run", "linked_memories", "created_at", "valid_to"]
+    fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(_linked=Count("memories"))
+
+    @admin.display(description="text")
+    def short_text(self, obj):
+        return obj.text[:120]
+
+    @admin.display(description="memories", ordering="_linked")
+    def linked_count(self, obj):
+        return obj._linked
+
+    @admin.display(description="linked memories")
+    def linked_memories(self, obj):
+        return format_html_join(
+            "",
+            '<div><a href="../../../memory/{}/change/">#{}</a> {}</div>',
+            ((m.pk, m.pk, m.text[:200]) for m in obj.memories.all()),
+        ) or "-"
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ["name", "display_name", "kb", "created_at"]
+    list_filter = ["kb__bot", "kb"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["name", "display_name"]
+    readonly_fields = ["created_at"]
+    raw_id_fields = ["kb"]
+
+
+@admin.register(Edge)
+class EdgeAdmin(admin.ModelAdmin):
+    list_display = ["src", "relation", "dst", "kb", "valid_to", "created_at"]
+    list_filter = ["relation", "kb__bot", "kb"]
+    list_select_related = ["src", "dst", "kb__bot"]
+    search_fields = ["src__name", "dst__name", "relation"]
+    raw_id_fields = ["kb", "src", "dst", "memory"]
+    readonly_fields = ["created_at"]
+
+
+@admin.register(JobRun)
+class JobRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "kind",
+        "kb",
+        "status",
+        "mode",
+        "target",
+        "items_read",
+        "facts_added",
+        "facts_superseded",
+        "facts_skipped",
+        "facts_quarantined",
+        "tokens_in",
+        "tokens_out",
+        "duration",
+        "created_at",
+    ]
+    list_filter = ["status", "kind", "mode", "kb__bot"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["target", "error"]
+    date_hierarchy = "created_at"
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields] + ["duration"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="duration")
+    def duration(self, obj):
+        ms = obj.duration_ms
+        return "-" if ms is None else format_html("{} ms", ms)

@@ -1,0 +1,56 @@
+"""Bearer-key authentication: each key sees only its own bot."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import authentication, exceptions, permissions
+
+from memories.models import ApiKey
+
+# last_used_at is informational; write it at most this often per key.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class BotKeyAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Bearer <api key>``; sets ``request.user`` to the Bot and ``request.auth`` to the key."""
+
+    keyword = "Bearer"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        if not header:
+            return None
+        scheme, _, plain = header.partition(" ")
+        if scheme.lower() != self.keyword.lower() or not plain.strip():
+            raise exceptions.AuthenticationFailed("Use the header 'Authorization: Bearer <api key>'.")
+        key = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain.strip())).first()
+        if key is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
+        now = timezone.now()
+        if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
+            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        return key.bot, key
+
+    def authenticate_header(self, request):
+        # Makes DRF answer 401 (with WWW-Authenticate) rather than 403.
+        return self.keyword
+
+
+class IsBot(permissions.BasePermission):
+    """Only requests authenticated with a bot API key."""
+
+    message = "Authentication required: send 'Authorization: Bearer <api key>'."
+
+    def has_permission(self, request, view):
+        return isinstance(request.auth, ApiKey)
+
+
+class BotKeyScheme(OpenApiAuthenticationExtension):
+    target_class = "memories.api.authentication.BotKeyAuthentication"
+    name = "botKey"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "http", "scheme": "bearer", "description": "A bot API key (`manage.py create_bot NAME`)."}

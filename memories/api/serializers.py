@@ -1,0 +1,151 @@
+"""Serializers of the memory API."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from memories.models import Consolidation, KnowledgeBase, Memory
+
+
+class KnowledgeBaseSerializer(serializers.ModelSerializer):
+    memory_count = serializers.IntegerField(read_only=True, help_text="Live memories.")
+    retired_count = serializers.IntegerField(read_only=True)
+    quarantined_count = serializers.IntegerField(read_only=True)
+    insight_count = serializers.IntegerField(read_only=True)
+    document_count = serializers.IntegerField(read_only=True)
+    pending_messages = serializers.IntegerField(read_only=True, help_text="Turns not yet extracted.")
+    pending_jobs = serializers.IntegerField(read_only=True)
+    failed_jobs = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = KnowledgeBase
+        fields = [
+            "name",
+            "description",
+            "always_on",
+            "consolidate_interval_minutes",
+            "is_active",
+            "created_at",
+            "updated_at",
+            "memory_count",
+            "retired_count",
+            "quarantined_count",
+            "insight_count",
+            "document_count",
+            "pending_messages",
+            "pending_jobs",
+            "failed_jobs",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        # Uniqueness per bot is checked in validate_name: the bot is not a field.
+        validators = []
+
+    def validate_name(self, value: str) -> str:
+        bot = self.context["request"].user
+        clash = KnowledgeBase.objects.for_bot(bot).filter(name=value)
+        if self.instance is not None:
+            clash = clash.exclude(pk=self.instance.pk)
+        if clash.exists():
+            raise serializers.ValidationError(f"This bot already has a knowledge base named {value!r}.")
+        return value
+
+
+class MemorySourceSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    session_id = serializers.CharField(required=False)
+    external_id = serializers.CharField(required=False)
+    document = serializers.CharField(required=False)
+    chunk = serializers.IntegerField(required=False)
+    file = serializers.CharField(required=False)
+
+
+def memory_sources(memory: Memory) -> list[dict]:
+    """Provenance of a memory, from prefetched relations (no extra queries)."""
+    sources: list[dict] = [
+        {"type": "message", "session_id": m.session.external_id, "external_id": m.external_id}
+        for m in memory.source_messages.all()
+    ]
+    if memory.source_chunk_id:
+        chunk = memory.source_chunk
+        sources.append({"type": "document", "document": chunk.document.slug, "chunk": chunk.ordinal})
+    if memory.source_file:
+        sources.append({"type": "file", "file": memory.source_file})
+    return sources
+
+
+class MemorySerializer(serializers.ModelSerializer):
+    live = serializers.BooleanField(source="is_live", read_only=True)
+    sources = serializers.SerializerMethodField()
+    entities = serializers.ListField(child=serializers.CharField(max_length=200), max_length=50, required=False)
+    topics = serializers.ListField(child=serializers.CharField(max_length=200), max_length=50, required=False)
+    text = serializers.CharField(max_length=4000)
+
+    class Meta:
+        model = Memory
+        fields = [
+            "id",
+            "text",
+            "kind",
+            "entities",
+            "topics",
+            "importance",
+            "live",
+            "valid_from",
+            "valid_to",
+            "superseded_by",
+            "retired_reason",
+            "source",
+            "sources",
+            "mode",
+            "consolidated",
+            "quarantined",
+            "quarantine_reason",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = [
+            "id",
+            "valid_to",
+            "superseded_by",
+            "retired_reason",
+            "source",
+            "mode",
+            "consolidated",
+            "quarantined",
+            "quarantine_reason",
+            "created_at",
+            "updated_at",
+        ]
+
+    @extend_schema_field(MemorySourceSerializer(many=True))
+    def get_sources(self, memory: Memory) -> list[dict]:
+        return memory_sources(memory)
+
+    def validate_entities(self, value: list[str]) -> list[str]:
+        return sorted({v.strip().lower() for v in value if v.strip()})
+
+    def validate_topics(self, value: list[str]) -> list[str]:
+        return sorted({v.strip().lower() for v in value if v.strip()})
+
+
+class RetireSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=200, required=False, default="retired through the API")
+
+
+class InsightSerializer(serializers.ModelSerializer):
+    memory_ids = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Consolidation
+        fields = ["id", "text", "mode", "memory_ids", "created_at"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
+    def get_memory_ids(self, insight: Consolidation) -> list[int]:
+        return sorted(m.pk for m in insight.memories.all())
+
+
+class ClearResultSerializer(serializers.Serializer):
+    memories = serializers.IntegerField()
+    insights = serializers.IntegerField()
+    entities = serializers.IntegerField()

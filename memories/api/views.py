@@ -1,0 +1,125 @@
+"""Viewsets of the memory API. Every queryset is scoped to the calling bot."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from memories import selectors, services
+from memories.api.serializers import (
+    ClearResultSerializer,
+    InsightSerializer,
+    KnowledgeBaseSerializer,
+    MemorySerializer,
+    RetireSerializer,
+)
+from memories.filtersets import MemoryFilterSet
+from memories.models import Consolidation, KnowledgeBase, Memory, Message
+
+KB_NAME = OpenApiParameter("kb_name", str, OpenApiParameter.PATH, description="Knowledge base name.")
+
+
+class KnowledgeBaseViewSet(viewsets.ModelViewSet):
+    """The calling bot's knowledge bases, with counts."""
+
+    serializer_class = KnowledgeBaseSerializer
+    lookup_field = "name"
+    lookup_value_regex = "[^/]+"
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return selectors.kb_list_with_counts(bot=self.request.user).order_by("name")
+
+    def get_object(self):
+        return selectors.kb_get(bot=self.request.user, name=self.kwargs["name"], with_counts=True)
+
+    def perform_create(self, serializer):
+        serializer.save(bot=self.request.user)
+
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        self.perform_create(serializer)
+        kb = selectors.kb_get(bot=request.user, name=serializer.instance.name, with_counts=True)
+        return Response(self.get_serializer(kb).data, status=status.HTTP_201_CREATED)
+
+    def update(self, request, *args, **kwargs):
+        kb = self.get_object()
+        serializer = self.get_serializer(kb, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        kb = selectors.kb_get(bot=request.user, name=serializer.instance.name, with_counts=True)
+        return Response(self.get_serializer(kb).data)
+
+    @extend_schema(request=None, responses=ClearResultSerializer)
+    @action(detail=True, methods=["post"])
+    def clear(self, request, name=None):
+        """Remove all memories, insights and entities of this KB (messages and documents stay)."""
+        kb = selectors.kb_get(bot=request.user, name=name)
+        return Response(services.kb_clear(kb=kb))
+
+
+class KBScopedMixin:
+    """Resolves ``kb_name`` from the URL within the calling bot's KBs (404 otherwise)."""
+
+    def get_kb(self) -> KnowledgeBase:
+        if not hasattr(self, "_kb"):
+            self._kb = selectors.kb_get(bot=self.request.user, name=self.kwargs["kb_name"])
+        return self._kb
+
+
+@extend_schema(parameters=[KB_NAME])
+class MemoryViewSet(
+    KBScopedMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Memories of one KB: list (live by default), read, edit, retire, delete."""
+
+    serializer_class = MemorySerializer
+    filterset_class = MemoryFilterSet
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        return (
+            Memory.objects.filter(kb=self.get_kb())
+            .select_related("source_chunk__document")
+            .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
+            .order_by("-created_at", "-id")
+        )
+
+    def perform_update(self, serializer):
+        services.memory_update(memory=serializer.instance, data=serializer.validated_data)
+
+    @extend_schema(request=RetireSerializer, responses=MemorySerializer)
+    @action(detail=True, methods=["post"])
+    def retire(self, request, kb_name=None, pk=None):
+        """Retire a memory: it stops being recalled but stays in the history."""
+        memory = self.get_object()
+        params = RetireSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        if not memory.retire(reason=params.validated_data["reason"]):
+            return Response({"detail": "This memory is already retired."}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(self.get_object()).data)
+
+
+@extend_schema(parameters=[KB_NAME])
+class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
+    """Insights of one KB, with the ids of the memories each one links."""
+
+    serializer_class = InsightSerializer
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        return (
+            Consolidation.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
+            .prefetch_related(Prefetch("memories", queryset=Memory.objects.only("id")))
+            .order_by("-created_at", "-id")
+        )

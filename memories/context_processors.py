@@ -1,0 +1,7 @@
+"""Template context shared by admin pages: which mode the product runs in."""
+
+from memories import llm
+
+
+def mode(request):
+    return {"kbsite_mode": llm.mode_label(), "kbsite_offline": not llm.is_configured()}

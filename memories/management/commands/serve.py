@@ -1,0 +1,129 @@
+"""``manage.py serve``: the whole product on one machine — web and workers together.
+
+Applies migrations, makes sure an admin login and a demo bot exist, then runs
+gunicorn (web) and ``manage.py qcluster`` (workers) as child processes until
+interrupted. Both share the embedded PostgreSQL server this process holds.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from memories import llm
+from memories.models import Bot, KnowledgeBase
+
+
+class Command(BaseCommand):
+    help = "Run the web server and the background workers together."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--bind", default=os.environ.get("BIND", "127.0.0.1:8000"))
+        parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
+        parser.add_argument("--no-worker", action="store_true", help="Web only (run qcluster elsewhere).")
+
+    def handle(self, *args, bind: str, web_workers: int, no_worker: bool, **options):
+        started = time.monotonic()
+        call_command("migrate", interactive=False, verbosity=0)
+        password = self._ensure_admin()
+        demo_key = self._ensure_demo_bot()
+
+        python = sys.executable
+        manage = str(settings.BASE_DIR / "manage.py")
+        children: list[subprocess.Popen] = []
+        children.append(
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "gunicorn",
+                    "kbsite.wsgi:application",
+                    "--bind",
+                    bind,
+                    "--workers",
+                    str(web_workers),
+                    "--timeout",
+                    "120",
+                    "--access-logfile",
+                    "-",
+                ],
+                cwd=settings.BASE_DIR,
+            )
+        )
+        if not no_worker:
+            children.append(subprocess.Popen([python, manage, "qcluster"], cwd=settings.BASE_DIR))
+
+        host = bind if not bind.startswith("0.0.0.0") else bind.replace("0.0.0.0", "localhost")
+        db = "embedded PostgreSQL under var/pgdata" if settings.EMBEDDED_DATABASE else "external PostgreSQL (DATABASE_URL)"
+        self.stdout.write(
+            "\n".join(
+                [
+                    "",
+                    f"kbsite is up ({time.monotonic() - started:.1f}s) on {db}",
+                    f"  {llm.mode_label()}",
+                    f"  Admin:    http://{host}/admin/   user 'admin', password {password}",
+                    f"  API docs: http://{host}/api/docs/",
+                    f"  Demo bot 'demo' (KB 'notes', always on) API key: {demo_key}",
+                    f"  Try: curl -H 'Authorization: Bearer {demo_key}' http://{host}/api/v1/kbs/",
+                    "Press Ctrl+C to stop.",
+                    "",
+                ]
+            )
+        )
+        self.stdout.flush()
+
+        def stop(*_):
+            for child in children:
+                if child.poll() is None:
+                    child.terminate()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        try:
+            while all(child.poll() is None for child in children):
+                time.sleep(0.5)
+        finally:
+            stop()
+            for child in children:
+                try:
+                    child.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+
+    def _ensure_admin(self) -> str:
+        """The operator login; its password lives in var/admin-password unless ADMIN_PASSWORD is set."""
+        password_file = settings.VAR_DIR / "admin-password"
+        password = os.environ.get("ADMIN_PASSWORD") or (
+            password_file.read_text().strip() if password_file.exists() else secrets.token_urlsafe(12)
+        )
+        User = get_user_model()
+        user = User.objects.filter(username="admin").first()
+        if user is None:
+            User.objects.create_superuser("admin", "admin@localhost", password)
+            if not os.environ.get("ADMIN_PASSWORD"):
+                password_file.write_text(password)
+                password_file.chmod(0o600)
+        elif not user.check_password(password):
+            return f"(unchanged; see {password_file} or set ADMIN_PASSWORD)"
+        return password
+
+    def _ensure_demo_bot(self) -> str:
+        """A demo bot with an always-on KB. Its key is kept in var/demo-bot.key for this machine's operator."""
+        key_file = settings.VAR_DIR / "demo-bot.key"
+        bot, _ = Bot.objects.get_or_create(name="demo", defaults={"description": "Demo bot created by manage.py serve"})
+        KnowledgeBase.objects.get_or_create(bot=bot, name="notes", defaults={"always_on": True})
+        if key_file.exists():
+            return key_file.read_text().strip()
+        _, plain = bot.issue_key(name="demo")
+        key_file.write_text(plain)
+        key_file.chmod(0o600)
+        return plain

@@ -1,0 +1,50 @@
+"""Reads that need more than a queryset method."""
+
+from __future__ import annotations
+
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
+from rest_framework.exceptions import NotFound
+
+from memories.models import Bot, Consolidation, JobRun, KnowledgeBase, Memory, Message
+
+
+def _count(queryset, field: str = "kb"):
+    """A correlated COUNT(*) subquery on ``queryset`` grouped by ``field`` = outer KB."""
+    counted = (
+        queryset.filter(**{field: OuterRef("pk")})
+        .order_by()
+        .values(field)
+        .annotate(n=Count("*"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def kb_list_with_counts(*, bot: Bot | None = None):
+    """Knowledge bases annotated with their counts in one query (no N+1)."""
+    from knowledge.models import Document
+
+    queryset = KnowledgeBase.objects.select_related("bot")
+    if bot is not None:
+        queryset = queryset.for_bot(bot)
+    return queryset.annotate(
+        memory_count=_count(Memory.objects.live()),
+        retired_count=_count(Memory.objects.retired()),
+        quarantined_count=_count(Memory.objects.live().filter(quarantined=True)),
+        insight_count=_count(Consolidation.objects.filter(valid_to__isnull=True)),
+        document_count=_count(Document.objects.present()),
+        # Turns past their session's extraction cursor: posted, not yet processed.
+        pending_messages=_count(Message.objects.filter(id__gt=F("session__extracted_through"))),
+        pending_jobs=_count(JobRun.objects.filter(Q(status=JobRun.Status.QUEUED) | Q(status=JobRun.Status.RUNNING))),
+        failed_jobs=_count(JobRun.objects.filter(status=JobRun.Status.FAILED)),
+    )
+
+
+def kb_get(*, bot: Bot, name: str, with_counts: bool = False) -> KnowledgeBase:
+    """The bot's KB called ``name``, or a 404 that says so."""
+    queryset = kb_list_with_counts(bot=bot) if with_counts else KnowledgeBase.objects.for_bot(bot).select_related("bot")
+    kb = queryset.filter(name=name).first()
+    if kb is None:
+        raise NotFound(f"This bot has no knowledge base named {name!r}.")
+    return kb
