@@ -43,8 +43,10 @@ class BotAdmin(admin.ModelAdmin):
     actions = ["issue_key"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
-            _kbs=Count("knowledge_bases", distinct=True), _keys=Count("api_keys", distinct=True)
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(_kbs=Count("knowledge_bases", distinct=True), _keys=Count("api_keys", distinct=True))
         )
 
     @admin.display(description="Knowledge bases", ordering="_kbs")
@@ -257,9 +259,12 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description="from messages")
     def provenance(self, obj):
         rows = obj.source_messages.select_related("session")
-        return format_html_join(
-            "", "<div>{} / {}: {}</div>", ((m.session.external_id, m.external_id, m.content[:200]) for m in rows)
-        ) or "-"
+        return (
+            format_html_join(
+                "", "<div>{} / {}: {}</div>", ((m.session.external_id, m.external_id, m.content[:200]) for m in rows)
+            )
+            or "-"
+        )
 
     @admin.display(description="feeds insights")
     def fed_insights(self, obj):
@@ -267,9 +272,12 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="supersedes")
     def history(self, obj):
-        return format_html_join(
-            "", "<div>#{} (retired {}): {}</div>", ((m.pk, m.valid_to, m.text[:200]) for m in obj.supersedes.all())
-        ) or "-"
+        return (
+            format_html_join(
+                "", "<div>#{} (retired {}): {}</div>", ((m.pk, m.valid_to, m.text[:200]) for m in obj.supersedes.all())
+            )
+            or "-"
+        )
 
     def save_model(self, request, obj, form, change):
         if change and "text" in form.changed_data:
@@ -318,11 +326,14 @@ class ConsolidationAdmin(admin.ModelAdmin):
 
     @admin.display(description="linked memories")
     def linked_memories(self, obj):
-        return format_html_join(
-            "",
-            '<div><a href="../../../memory/{}/change/">#{}</a> {}</div>',
-            ((m.pk, m.pk, m.text[:200]) for m in obj.memories.all()),
-        ) or "-"
+        return (
+            format_html_join(
+                "",
+                '<div><a href="../../../memory/{}/change/">#{}</a> {}</div>',
+                ((m.pk, m.pk, m.text[:200]) for m in obj.memories.all()),
+            )
+            or "-"
+        )
 
 
 @admin.register(Entity)

@@ -8,6 +8,15 @@ from django.contrib.postgres.search import SearchQuery
 from memories.models import FTS_CONFIG, Memory
 
 
+class StrictBooleanFilter(django_filters.TypedChoiceFilter):
+    """true/false only: an unrecognised value is a 400, not silently ignored."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("choices", [("true", "true"), ("false", "false")])
+        kwargs.setdefault("coerce", lambda value: value == "true")
+        super().__init__(*args, **kwargs)
+
+
 class MemoryFilterSet(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[("live", "live"), ("retired", "retired"), ("all", "all")],
@@ -16,8 +25,8 @@ class MemoryFilterSet(django_filters.FilterSet):
         help_text="live (default), retired, or all.",
     )
     kind = django_filters.MultipleChoiceFilter(choices=Memory.Kind.choices)
-    consolidated = django_filters.BooleanFilter()
-    quarantined = django_filters.BooleanFilter()
+    consolidated = StrictBooleanFilter()
+    quarantined = StrictBooleanFilter()
     mode = django_filters.ChoiceFilter(choices=Memory._meta.get_field("mode").choices)
     entity = django_filters.CharFilter(method="filter_entity", help_text="Memories tagged with this entity.")
     topic = django_filters.CharFilter(method="filter_topic", help_text="Memories tagged with this topic.")

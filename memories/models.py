@@ -110,6 +110,12 @@ class KnowledgeBaseQuerySet(models.QuerySet):
         return self.filter(always_on=True, is_active=True)
 
 
+class KnowledgeBaseManager(models.Manager.from_queryset(KnowledgeBaseQuerySet)):
+    def get_queryset(self):
+        # A KB is always named "<bot>/<kb>": fetch the bot with it, everywhere.
+        return super().get_queryset().select_related("bot")
+
+
 class KnowledgeBase(models.Model):
     """A named memory + document store of one bot, with its own folders on disk."""
 
@@ -117,7 +123,8 @@ class KnowledgeBase(models.Model):
     name = models.CharField(max_length=64, validators=[name_validator])
     description = models.TextField(blank=True)
     always_on = models.BooleanField(
-        default=False, help_text="Inject this KB's memory into every context request of the bot, and consolidate it on a schedule."
+        default=False,
+        help_text="Inject this KB's memory into every context request of the bot, and consolidate it on a schedule.",
     )
     consolidate_interval_minutes = models.PositiveIntegerField(
         default=30, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
@@ -126,7 +133,7 @@ class KnowledgeBase(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = KnowledgeBaseQuerySet.as_manager()
+    objects = KnowledgeBaseManager()
 
     class Meta:
         ordering = ["bot__name", "name"]
@@ -258,7 +265,9 @@ class Memory(models.Model):
     job_run = models.ForeignKey("JobRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="memories")
 
     consolidated = models.BooleanField(default=False)
-    quarantined = models.BooleanField(default=False, help_text="Flagged on the write path; never injected into a context.")
+    quarantined = models.BooleanField(
+        default=False, help_text="Flagged on the write path; never injected into a context."
+    )
     quarantine_reason = models.CharField(max_length=300, blank=True)
 
     created_at = models.DateTimeField(default=timezone.now)
@@ -291,13 +300,13 @@ class Memory(models.Model):
     def __str__(self) -> str:
         return self.text[:80]
 
-    @property
-    def is_live(self) -> bool:
-        return self.valid_to is None
-
     def save(self, *args, **kwargs):
         self.content_hash = text_hash(self.text)
         super().save(*args, **kwargs)
+
+    @property
+    def is_live(self) -> bool:
+        return self.valid_to is None
 
     def retire(self, *, reason: str, superseded_by: Memory | None = None) -> bool:
         """Retire this fact (never delete). Returns False if it was already retired.

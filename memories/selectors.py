@@ -11,13 +11,7 @@ from memories.models import Bot, Consolidation, JobRun, KnowledgeBase, Memory, M
 
 def _count(queryset, field: str = "kb"):
     """A correlated COUNT(*) subquery on ``queryset`` grouped by ``field`` = outer KB."""
-    counted = (
-        queryset.filter(**{field: OuterRef("pk")})
-        .order_by()
-        .values(field)
-        .annotate(n=Count("*"))
-        .values("n")
-    )
+    counted = queryset.filter(**{field: OuterRef("pk")}).order_by().values(field).annotate(n=Count("*")).values("n")
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 

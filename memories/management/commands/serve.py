@@ -63,7 +63,11 @@ class Command(BaseCommand):
             children.append(subprocess.Popen([python, manage, "qcluster"], cwd=settings.BASE_DIR))
 
         host = bind if not bind.startswith("0.0.0.0") else bind.replace("0.0.0.0", "localhost")
-        db = "embedded PostgreSQL under var/pgdata" if settings.EMBEDDED_DATABASE else "external PostgreSQL (DATABASE_URL)"
+        db = (
+            "embedded PostgreSQL under var/pgdata"
+            if settings.EMBEDDED_DATABASE
+            else "external PostgreSQL (DATABASE_URL)"
+        )
         self.stdout.write(
             "\n".join(
                 [

@@ -1,0 +1,128 @@
+"""Memory endpoints: filters, pagination, read, edit, retire, delete."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+from django_q.models import OrmQ
+
+from memories.models import Memory
+from tests.factories import MemoryFactory, MessageFactory, SessionFactory
+
+
+def _texts(response):
+    assert response.status_code == 200, response.text
+    return sorted(m["text"] for m in response.json()["results"])
+
+
+def test_list_defaults_to_live_memories(api, kb):
+    """Retired memories are hidden unless status=retired or status=all."""
+    MemoryFactory(kb=kb, text="Alice lives in Berlin.")
+    MemoryFactory(kb=kb, text="Alice lives in Paris.").retire(reason="moved")
+    assert _texts(api.get("/api/v1/kbs/notes/memories/")) == ["Alice lives in Berlin."]
+    assert _texts(api.get("/api/v1/kbs/notes/memories/?status=retired")) == ["Alice lives in Paris."]
+    assert len(_texts(api.get("/api/v1/kbs/notes/memories/?status=all"))) == 2
+
+
+def test_filters(api, kb):
+    """kind, consolidated, quarantined, entity, topic, q and created date range each narrow the list."""
+    now = timezone.now()
+    MemoryFactory(kb=kb, text="Bob prefers tea.", kind="preference", entities=["bob"], topics=["drinks"])
+    MemoryFactory(kb=kb, text="Carol runs marathons.", entities=["carol"], consolidated=True)
+    MemoryFactory(kb=kb, text="Old fact about Dave.", entities=["dave"], created_at=now - timedelta(days=10))
+    MemoryFactory(kb=kb, text="Secret token abc.", quarantined=True)
+    base = "/api/v1/kbs/notes/memories/"
+    assert _texts(api.get(base + "?kind=preference")) == ["Bob prefers tea."]
+    assert _texts(api.get(base + "?consolidated=true")) == ["Carol runs marathons."]
+    assert _texts(api.get(base + "?quarantined=true")) == ["Secret token abc."]
+    assert _texts(api.get(base + "?entity=Carol")) == ["Carol runs marathons."]
+    assert _texts(api.get(base + "?topic=drinks")) == ["Bob prefers tea."]
+    assert _texts(api.get(base + "?q=running marathon")) == ["Carol runs marathons."]
+    before = (now - timedelta(days=1)).isoformat()
+    assert _texts(api.get(base, params={"created_before": before})) == ["Old fact about Dave."]
+    assert len(_texts(api.get(base, params={"created_after": before}))) == 3
+
+
+def test_bad_filter_values_are_400s(api, kb):
+    """Unknown kinds, bad dates and bad booleans are explained, not ignored."""
+    base = "/api/v1/kbs/notes/memories/"
+    for query in ["?kind=gossip", "?created_after=yesterday", "?status=dead", "?consolidated=maybe"]:
+        response = api.get(base + query)
+        assert response.status_code == 400, query
+        assert response.json()
+
+
+def test_pagination(api, kb):
+    """Pages are stable (newest first) and page_size is capped."""
+    for i in range(7):
+        MemoryFactory(kb=kb, text=f"Fact {i}", created_at=timezone.now() - timedelta(minutes=i))
+    page = api.get("/api/v1/kbs/notes/memories/?page_size=3").json()
+    assert page["count"] == 7 and [m["text"] for m in page["results"]] == ["Fact 0", "Fact 1", "Fact 2"]
+    last = api.get("/api/v1/kbs/notes/memories/?page_size=3&page=3").json()
+    assert [m["text"] for m in last["results"]] == ["Fact 6"]
+    assert api.get("/api/v1/kbs/notes/memories/?page=99").status_code == 404
+
+
+def test_read_shows_provenance(api, kb):
+    """A memory lists the messages it came from (session and external id)."""
+    message = MessageFactory(session=SessionFactory(kb=kb, external_id="s1"), external_id="m-7")
+    memory = MemoryFactory(kb=kb)
+    memory.source_messages.add(message)
+    body = api.get(f"/api/v1/kbs/notes/memories/{memory.pk}/").json()
+    assert body["sources"] == [{"type": "message", "session_id": "s1", "external_id": "m-7"}]
+    assert body["live"] is True
+
+
+def test_edit_text_queues_a_reembedding(api, kb):
+    """Editing the text clears the stale embedding and queues an embedding job; entities are normalised."""
+    memory = MemoryFactory(kb=kb, text="Alice likes jazz.", embedding=[0.1] * 384)
+    response = api.patch(
+        f"/api/v1/kbs/notes/memories/{memory.pk}/", json={"text": "Alice likes blues.", "entities": ["Alice", " alice"]}
+    )
+    assert response.status_code == 200, response.text
+    memory.refresh_from_db()
+    assert memory.text == "Alice likes blues." and memory.embedding is None and memory.entities == ["alice"]
+    assert OrmQ.objects.count() == 1
+
+
+def test_edit_with_bad_values_is_a_400(api, kb):
+    """Bad kind, importance out of range or empty text are refused field by field."""
+    memory = MemoryFactory(kb=kb)
+    response = api.patch(
+        f"/api/v1/kbs/notes/memories/{memory.pk}/", json={"kind": "gossip", "importance": 7, "text": ""}
+    )
+    assert response.status_code == 400
+    assert {"kind", "importance", "text"} <= set(response.json())
+
+
+def test_retire_keeps_the_memory(api, kb):
+    """Retire sets valid_to with a reason; retiring twice is a 409."""
+    memory = MemoryFactory(kb=kb)
+    response = api.post(f"/api/v1/kbs/notes/memories/{memory.pk}/retire/", json={"reason": "wrong"})
+    assert response.status_code == 200
+    assert response.json()["live"] is False and response.json()["retired_reason"] == "wrong"
+    assert Memory.objects.filter(pk=memory.pk).exists()
+    assert api.post(f"/api/v1/kbs/notes/memories/{memory.pk}/retire/").status_code == 409
+
+
+def test_delete_removes_the_memory(api, kb):
+    """DELETE is the client's explicit hard delete."""
+    memory = MemoryFactory(kb=kb)
+    assert api.delete(f"/api/v1/kbs/notes/memories/{memory.pk}/").status_code == 204
+    assert not Memory.objects.filter(pk=memory.pk).exists()
+
+
+def test_non_numeric_memory_id_is_a_404(api, kb):
+    """Ids are integers; anything else is simply not found."""
+    assert api.get("/api/v1/kbs/notes/memories/abc/").status_code == 404
+
+
+def test_insights_list_linked_memory_ids(api, kb):
+    """Each insight lists the ids of the memories it links."""
+    from tests.factories import InsightFactory
+
+    a, b = MemoryFactory(kb=kb), MemoryFactory(kb=kb)
+    InsightFactory(kb=kb, text="Both are about Alice.", memories=[a, b])
+    body = api.get("/api/v1/kbs/notes/insights/").json()
+    assert body["results"][0]["memory_ids"] == sorted([a.pk, b.pk])

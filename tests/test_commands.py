@@ -1,0 +1,109 @@
+"""Management commands and the product's own start-up, run for real."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_create_bot_prints_a_working_key(live_server, transactional_db):
+    """create_bot NAME prints a key that authenticates as that bot, and only that bot."""
+    out = io.StringIO()
+    call_command("create_bot", "support", "--kb", "faq", stdout=out)
+    key = out.getvalue().strip().splitlines()[-1]
+    response = requests.get(f"{live_server.url}/api/v1/kbs/", headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    assert response.status_code == 200
+    assert [k["name"] for k in response.json()["results"]] == ["faq"]
+
+
+def test_create_bot_refuses_bad_names(transactional_db):
+    """A bot name that is not a slug is refused with the rule."""
+    with pytest.raises(CommandError, match="lowercase"):
+        call_command("create_bot", "Bad Name")
+
+
+def test_schema_and_docs_are_served_offline(live_server, transactional_db):
+    """/api/schema/ and /api/docs/ answer without a key and load their assets locally."""
+    schema = requests.get(f"{live_server.url}/api/schema/?format=json", timeout=30)
+    assert schema.status_code == 200
+    paths = schema.json()["paths"]
+    assert "/api/v1/kbs/" in paths and "/api/v1/kbs/{kb_name}/memories/" in paths
+    docs = requests.get(f"{live_server.url}/api/docs/", timeout=30)
+    assert docs.status_code == 200
+    assets = re.findall(r'src="([^"]+\.js)"', docs.text)
+    assert assets and all(a.startswith("/static/") for a in assets)
+    for asset in assets:
+        assert requests.get(f"{live_server.url}{asset}", timeout=30).status_code == 200
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.e2e
+def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
+    """manage.py serve on a brand-new embedded database: admin login, docs, 200 with a key, 401 without."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update({"KBSITE_VAR_DIR": str(tmp_path / "var"), "PYTHONUNBUFFERED": "1"})
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--bind", f"127.0.0.1:{port}", "--web-workers", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output = []
+    try:
+        key = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and key is None:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break
+            output.append(line)
+            match = re.search(r"API key: (kb_\S+)", line)
+            if match:
+                key = match.group(1)
+        assert key, "serve never printed the demo key:\n" + "".join(output)
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                if requests.get(f"{base}/admin/login/", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                time.sleep(0.2)
+        cold_start = time.monotonic() - started
+        print(f"cold start of embedded database + product: {cold_start:.1f}s")
+        assert requests.get(f"{base}/admin/login/", timeout=10).status_code == 200
+        assert requests.get(f"{base}/api/docs/", timeout=10).status_code == 200
+        assert requests.get(f"{base}/api/v1/kbs/", timeout=10).status_code == 401
+        authed = requests.get(f"{base}/api/v1/kbs/", headers={"Authorization": f"Bearer {key}"}, timeout=10)
+        assert authed.status_code == 200 and authed.json()["results"][0]["name"] == "notes"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    # The embedded server is stopped once its last holder has gone.
+    time.sleep(1)
+    assert not (tmp_path / "var" / "pgdata" / "postmaster.pid").exists()
