@@ -183,6 +183,23 @@ LLM_API_KEY = env_str("LLM_API_KEY")
 LLM_MODEL = env_str("LLM_MODEL")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
+LLM_RETRY_BACKOFF_SECONDS = env_float("LLM_RETRY_BACKOFF_SECONDS", 2.0)
+# Optional multimodal models for inbox images and audio (else those files fail with a clear reason).
+LLM_VISION_MODEL = env_str("LLM_VISION_MODEL")
+LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
+
+# --- Ingestion -------------------------------------------------------------------
+# Turns per extraction call, live facts shown to the model, and inbox polling.
+EXTRACT_BATCH_TURNS = env_int("EXTRACT_BATCH_TURNS", 40, minimum=1)
+EXTRACT_LIVE_FACTS = env_int("EXTRACT_LIVE_FACTS", 60, minimum=0)
+MAX_MESSAGES_PER_REQUEST = env_int("MAX_MESSAGES_PER_REQUEST", 1000, minimum=1)
+MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 32000, minimum=100)
+MAX_INGEST_TEXT_CHARS = env_int("MAX_INGEST_TEXT_CHARS", 1_000_000, minimum=100)
+# A file counts as complete once it has not changed for this long.
+INBOX_SETTLE_SECONDS = env_float("INBOX_SETTLE_SECONDS", 2.0)
+INBOX_SCAN_MINUTES = env_int("INBOX_SCAN_MINUTES", 1, minimum=1)
+# Cosine similarity above which a new fact is a near-duplicate of a live one.
+NEAR_DUPLICATE_SIMILARITY = env_float("NEAR_DUPLICATE_SIMILARITY", 0.97)
 
 EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "local")
 if EMBEDDING_BACKEND not in {"local", "openai"}:

@@ -127,3 +127,37 @@ def _strip_fences(content: str) -> str:
         text = text.split("\n", 1)[1] if "\n" in text else ""
         text = text.rsplit("```", 1)[0]
     return text
+
+
+def describe_image(*, image_url: str) -> str:
+    """Text of an image (its words and facts) from the configured vision model."""
+    import openai
+
+    try:
+        response = _client().chat.completions.create(
+            model=settings.LLM_VISION_MODEL,
+            messages=[
+                {"role": "system", "content": UNTRUSTED_RULE},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "Transcribe any text in this image and state the facts it shows."},
+                        {"type": "image_url", "image_url": {"url": image_url}},
+                    ],
+                },
+            ],
+        )
+    except openai.OpenAIError as exc:
+        raise LLMError(f"vision model failed: {exc}") from exc
+    return response.choices[0].message.content or ""
+
+
+def transcribe(*, name: str, data: bytes) -> str:
+    """Transcript of an audio file from the configured audio model."""
+    import openai
+
+    try:
+        result = _client().audio.transcriptions.create(model=settings.LLM_AUDIO_MODEL, file=(name, data))
+    except openai.OpenAIError as exc:
+        raise LLMError(f"audio model failed: {exc}") from exc
+    return getattr(result, "text", "") or ""

@@ -143,6 +143,14 @@ class KnowledgeBase(models.Model):
     def __str__(self) -> str:
         return f"{self.bot.name}/{self.name}"
 
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        self.ensure_folders()
+
+    def ensure_folders(self) -> None:
+        for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):
+            path.mkdir(parents=True, exist_ok=True)
+
     @property
     def folder(self) -> Path:
         """``<data dir>/<bot>/<kb>/``: both names are validated slugs, so no path tricks."""
@@ -151,6 +159,14 @@ class KnowledgeBase(models.Model):
     @property
     def inbox_dir(self) -> Path:
         return self.folder / "inbox"
+
+    @property
+    def processed_dir(self) -> Path:
+        return self.folder / "processed"
+
+    @property
+    def failed_dir(self) -> Path:
+        return self.folder / "failed"
 
     @property
     def knowledge_dir(self) -> Path:
@@ -403,6 +419,39 @@ class Edge(models.Model):
         return f"{self.src} -{self.relation}-> {self.dst}"
 
 
+class IngestItem(models.Model):
+    """A text or inbox-file input, kept until processed so that nothing is lost."""
+
+    class Kind(models.TextChoices):
+        TEXT = "text"
+        FILE = "file", "Inbox file"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DONE = "done"
+        FAILED = "failed"
+
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="ingest_items")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.TEXT)
+    source = models.CharField(max_length=300, blank=True)
+    file_name = models.CharField(max_length=255, blank=True)
+    text = models.TextField(blank=True)
+    # Segments already applied: a retry resumes after them instead of re-extracting.
+    progress = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "ingest item"
+        indexes = [models.Index(fields=["kb", "status"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.source or self.file_name or self.pk}"
+
+
 class JobRun(models.Model):
     """One background job: ingest, consolidation, sync, upload, archive."""
 
@@ -427,6 +476,10 @@ class JobRun(models.Model):
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     target = models.CharField(max_length=500, blank=True, help_text="Session, file or document the job works on.")
+    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="job_runs")
+    ingest_item = models.ForeignKey(
+        IngestItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="job_runs"
+    )
     mode = models.CharField(max_length=16, choices=Mode.choices, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     items_read = models.PositiveIntegerField(default=0)
@@ -449,6 +502,18 @@ class JobRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    def start(self) -> None:
+        self.status = self.Status.RUNNING
+        self.started_at = timezone.now()
+        self.attempts += 1
+        self.save(update_fields=["status", "started_at", "attempts"])
+
+    def finish(self, *, status: str, error: str = "") -> None:
+        self.status = status
+        self.error = error
+        self.finished_at = timezone.now()
+        self.save()
 
     @property
     def duration_ms(self) -> int | None:

@@ -1,11 +1,39 @@
-"""Background jobs (django-q2). Thin: take ids, call a service."""
+"""Background jobs (django-q2). Thin: take ids, return early if the row is gone, call a service."""
 
 from __future__ import annotations
 
 from django.db import transaction
 from django_q.tasks import async_task
 
-from memories import services
+from memories import ingest, services
+from memories.models import JobRun
+
+
+def _job(job_id: int, kind: str) -> JobRun | None:
+    job = JobRun.objects.select_related("kb__bot", "session__kb__bot", "ingest_item__kb__bot").filter(pk=job_id).first()
+    # RUNNING: django-q re-delivers a task whose worker died; the cursor guard makes a re-run safe.
+    if job is None or job.status not in (JobRun.Status.QUEUED, JobRun.Status.RUNNING):
+        return None  # gone, or already finished by an earlier delivery of this task
+    return job if job.kind == kind else None
+
+
+def extract_session(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.INGEST_MESSAGES)
+    return ingest.session_extract(job=job).status if job else None
+
+
+def ingest_item(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.INGEST_TEXT) or _job(job_id, JobRun.Kind.INGEST_FILE)
+    return ingest.item_ingest(job=job).status if job else None
+
+
+def ingest_inbox_file(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.INGEST_FILE)
+    return ingest.inbox_file_ingest(job=job).status if job else None
+
+
+def scan_inboxes() -> int:
+    return ingest.inbox_scan()
 
 
 def embed_missing(kb_id: int | None = None) -> int:

@@ -8,6 +8,7 @@ import pytest
 import requests
 
 from tests.factories import BotFactory, KnowledgeBaseFactory
+from tests.fake_llm import FakeLLM
 
 
 @dataclass
@@ -83,3 +84,47 @@ def kb(bot):
 @pytest.fixture
 def other_kb(other_bot):
     return KnowledgeBaseFactory(bot=other_bot, name="secret")
+
+
+@pytest.fixture(autouse=True)
+def isolated_data_dir(settings, tmp_path):
+    """Per-KB folders (inbox, processed, failed, knowledge) of each test live in its own tmp dir."""
+    settings.KBSITE_DATA_DIR = tmp_path / "data"
+
+
+@pytest.fixture(autouse=True)
+def offline(settings):
+    """No LLM configured unless a test asks for fake_llm: heuristic mode."""
+    settings.LLM_BASE_URL = ""
+    settings.LLM_MODEL = ""
+
+
+@pytest.fixture
+def fake_llm(settings):
+    """A scripted OpenAI-compatible server, configured as the product's LLM."""
+    server = FakeLLM()
+    settings.LLM_BASE_URL = server.base_url
+    settings.LLM_MODEL = "fake-model"
+    settings.LLM_API_KEY = "test"
+    settings.LLM_TIMEOUT_SECONDS = 1.0
+    settings.LLM_MAX_RETRIES = 2
+    settings.LLM_RETRY_BACKOFF_SECONDS = 0.01
+    yield server
+    server.close()
+
+
+def run_queued_tasks() -> int:
+    """Run every task waiting in the django-q ORM queue, the way a worker would. Returns how many ran."""
+    from django_q.brokers import get_broker
+    from django_q.tasks import _sync
+
+    broker = get_broker()
+    ran = 0
+    while True:
+        tasks = broker.dequeue()
+        if not tasks:
+            return ran
+        for ack_id, payload in tasks:
+            _sync(payload)
+            broker.acknowledge(ack_id)
+            ran += 1

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from memories.models import Consolidation, KnowledgeBase, Memory
+from memories.models import Consolidation, KnowledgeBase, Memory, Message
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
@@ -149,3 +150,41 @@ class ClearResultSerializer(serializers.Serializer):
     memories = serializers.IntegerField()
     insights = serializers.IntegerField()
     entities = serializers.IntegerField()
+
+
+class MessageInSerializer(serializers.Serializer):
+    external_id = serializers.CharField(
+        max_length=200, help_text="The bot's id for this turn; re-sending it is a no-op."
+    )
+    role = serializers.ChoiceField(choices=Message.Role.choices, default=Message.Role.USER)
+    speaker = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    content = serializers.CharField(max_length=settings.MAX_MESSAGE_CHARS, trim_whitespace=False)
+    created_at = serializers.DateTimeField(required=False, help_text="When it was said; default now.")
+
+    def validate_content(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("Content is empty.")
+        return value
+
+
+class MessagesInSerializer(serializers.Serializer):
+    session_id = serializers.CharField(max_length=200)
+    messages = MessageInSerializer(many=True, allow_empty=False, max_length=settings.MAX_MESSAGES_PER_REQUEST)
+
+
+class MessagesAcceptedSerializer(serializers.Serializer):
+    session_id = serializers.CharField()
+    accepted = serializers.IntegerField(help_text="New turns stored and queued for extraction.")
+    duplicates = serializers.IntegerField(help_text="Turns whose external_id was already stored (not stored twice).")
+    job_id = serializers.IntegerField(allow_null=True)
+
+
+class IngestTextSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=settings.MAX_INGEST_TEXT_CHARS)
+    source = serializers.CharField(max_length=300, required=False, default="api")
+
+
+class IngestAcceptedSerializer(serializers.Serializer):
+    item_id = serializers.IntegerField()
+    job_id = serializers.IntegerField()
+    status = serializers.CharField()

@@ -6,14 +6,19 @@ from django.db.models import Prefetch
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
-from memories import selectors, services
+from memories import ingest, selectors, services
 from memories.api.serializers import (
     ClearResultSerializer,
+    IngestAcceptedSerializer,
+    IngestTextSerializer,
     InsightSerializer,
     KnowledgeBaseSerializer,
     MemorySerializer,
+    MessagesAcceptedSerializer,
+    MessagesInSerializer,
     RetireSerializer,
 )
 from memories.filtersets import MemoryFilterSet
@@ -56,12 +61,48 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = selectors.kb_get(bot=request.user, name=serializer.instance.name, with_counts=True)
         return Response(self.get_serializer(kb).data)
 
+    @extend_schema(request=MessagesInSerializer, responses={202: MessagesAcceptedSerializer})
+    @action(detail=True, methods=["post"])
+    def messages(self, request, name=None):
+        """Post a batch of chat turns. Stored at once (idempotent by external_id); extracted in the background."""
+        kb = _active_kb(request, name)
+        params = MessagesInSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        result = ingest.messages_receive(
+            kb=kb, session_id=params.validated_data["session_id"], messages=params.validated_data["messages"]
+        )
+        return Response(result, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=IngestTextSerializer, responses={202: IngestAcceptedSerializer})
+    @action(detail=True, methods=["post"])
+    def ingest(self, request, name=None):
+        """Post a piece of text (notes, a transcript, a document's text) to be turned into memories."""
+        kb = _active_kb(request, name)
+        params = IngestTextSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        item = ingest.text_receive(kb=kb, **params.validated_data)
+        job = item.job_runs.order_by("-id").first()
+        return Response({"item_id": item.pk, "job_id": job.pk, "status": item.status}, status=status.HTTP_202_ACCEPTED)
+
     @extend_schema(request=None, responses=ClearResultSerializer)
     @action(detail=True, methods=["post"])
     def clear(self, request, name=None):
         """Remove all memories, insights and entities of this KB (messages and documents stay)."""
         kb = selectors.kb_get(bot=request.user, name=name)
         return Response(services.kb_clear(kb=kb))
+
+
+class KBInactive(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "This knowledge base is inactive; activate it (PATCH is_active=true) before sending input."
+    default_code = "kb_inactive"
+
+
+def _active_kb(request, name: str) -> KnowledgeBase:
+    kb = selectors.kb_get(bot=request.user, name=name)
+    if not kb.is_active:
+        raise KBInactive()
+    return kb
 
 
 class KBScopedMixin:

@@ -1,0 +1,360 @@
+"""Turning turns and text into atomic facts: the salience gate, the one-call
+LLM extractor (seed 003's prompt) with a validated reply, and the offline
+heuristic extractor. Nothing here writes to the database; see services."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from memories import llm
+
+KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between both
+    but by can could did do does doing down during each few for from further had has have having he her here hers
+    herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+    once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves also really yeah yes yep okay ok oh hey hi
+    hello thanks thank bye lol wow sure cool great nice good awesome well much many one get got going go like just
+    i'm it's that's you're i've i'll don't can't didn't won't let's there's what's""".split()
+)
+TRIVIAL = frozenset(
+    "hi hello hey thanks thank you ok okay bye goodbye sure yes no yeah yep lol haha cool great nice good awesome wow "
+    "morning evening night welcome please sorry np ty thx cheers".split()
+)
+# Words that make even a short turn worth keeping: the speaker says something about themselves.
+DURABLE = re.compile(
+    r"\b(i|we)\s+(?:\w+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|enjoy|use|want|need|own|"
+    r"moved|started|finished|bought|adopted|got|went|visited|play|joined|quit|married)\b|"
+    r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b",
+    re.I,
+)
+MIN_CONTENT_WORDS = 3
+WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+CAPITALISED = re.compile(r"\b([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+)*)")
+
+
+@dataclass
+class Turn:
+    """One unit fed to extraction: a chat message, or a segment of ingested text."""
+
+    ref: str
+    text: str
+    speaker: str = ""
+    role: str = "user"
+    when: datetime | None = None
+    message_id: int | None = None
+
+
+@dataclass
+class Fact:
+    text: str
+    kind: str = "fact"
+    entities: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    importance: float = 0.5
+    valid_from: datetime | None = None
+    turn_refs: list[str] = field(default_factory=list)
+    supersedes: int | None = None
+
+
+@dataclass
+class Extraction:
+    facts: list[Fact]
+    edges: list[tuple[str, str, str]]
+    mode: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    rejected: int = 0
+    attempts: int = 1
+
+
+# --- Salience gate -------------------------------------------------------------
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.group(0).lower() for m in WORD.finditer(text)) if w not in STOPWORDS and w not in TRIVIAL]
+
+
+def is_salient(text: str) -> bool:
+    """Greetings, thanks and turns that assert nothing are skipped without an LLM call."""
+    if DURABLE.search(text) and len(content_words(text)) >= 1:
+        return True
+    return len(content_words(text)) >= MIN_CONTENT_WORDS
+
+
+# --- Heuristic (offline) extractor -----------------------------------------------
+
+
+def _entities(text: str, speaker: str) -> list[str]:
+    found: list[str] = []
+    if speaker:
+        found.append(speaker.lower())
+    for sentence in SENTENCE.split(text):
+        for i, match in enumerate(CAPITALISED.finditer(sentence)):
+            name = match.group(1)
+            # The first word of a sentence is capitalised anyway; keep it only if it is a multi-word name.
+            if (i == 0 and match.start() == 0 and " " not in name) or name.lower() in STOPWORDS:
+                continue
+            found.append(name.lower())
+    out: list[str] = []
+    for name in found:
+        if name not in out:
+            out.append(name)
+    return out[:8]
+
+
+def _topics(text: str) -> list[str]:
+    counts = Counter(w for w in content_words(text) if len(w) >= 4 and not w.isdigit())
+    return [w for w, _ in counts.most_common(3)]
+
+
+def _kind(text: str) -> str:
+    lowered = text.lower()
+    if re.search(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", lowered):
+        return "preference"
+    if re.search(r"\b(i am|i'm|my name|i live|i work|i was born|years old)\b", lowered):
+        return "user_profile"
+    return "fact"
+
+
+def _segments(text: str, limit: int = 600) -> list[str]:
+    """Split long text into sentence groups of at most ``limit`` characters."""
+    text = text.strip()
+    if len(text) <= limit:
+        return [text] if text else []
+    groups: list[str] = []
+    current = ""
+    for sentence in SENTENCE.split(text):
+        if current and len(current) + 1 + len(sentence) > limit:
+            groups.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        groups.append(current)
+    return groups
+
+
+def extract_heuristic(turns: list[Turn]) -> Extraction:
+    """Keep each salient turn (or sentence group of a long one) as a memory, attributed and dated."""
+    facts: list[Fact] = []
+    for turn in turns:
+        if not is_salient(turn.text):
+            continue
+        for segment in _segments(turn.text):
+            if not is_salient(segment):
+                continue
+            text = f"{turn.speaker}: {segment}" if turn.speaker else segment
+            kind = _kind(segment)
+            facts.append(
+                Fact(
+                    text=text,
+                    kind=kind,
+                    entities=_entities(segment, turn.speaker),
+                    topics=_topics(segment),
+                    importance=0.6 if kind != "fact" else 0.5,
+                    valid_from=turn.when,
+                    turn_refs=[turn.ref],
+                )
+            )
+    return Extraction(facts=facts, edges=[], mode="heuristic")
+
+
+# --- LLM extractor -------------------------------------------------------------------
+
+SYSTEM_PROMPT = """You maintain a long-term memory of durable facts about the people in a conversation and their world.
+You will see new conversation turns (or a piece of a document) and the facts already in memory.
+
+Extract only DURABLE facts worth remembering across sessions:
+  - identity, preferences, relationships, plans, events with their dates, recurring corrections
+  - stable project/environment conventions and tool quirks
+Write each as ONE atomic declarative fact in the third person, naming the person (never "I" or "the user" when a name
+is known). Resolve relative dates ("yesterday", "last week") against the turn's date and write the absolute date.
+  GOOD: "Alice prefers concise answers without preamble."   GOOD: "Bob adopted a dog named Rex in May 2023."
+  BAD (imperative): "Always answer concisely."   BAD (procedure): "Run tests with pytest -n 4."
+  BAD (stale artifact): "Fixed bug #4821."  "Opened PR 90."
+Procedures, greetings and small talk are NOT memory. Never store passwords, API keys or tokens.
+
+SUPERSEDE: if a new fact CONTRADICTS an existing one (same subject, changed value), emit it under "supersede" with the
+id of the fact it replaces. Prefer the newer information. Never supersede a fact that is merely related.
+Tag each fact with 1-4 lowercase entity keywords (people, places, tools, projects) and 1-3 lowercase topics.
+"source_turns" lists the ids of the turns (e.g. "m12") the fact comes from.
+
+EDGES (optional, light): if a turn states a clear RELATIONSHIP between two entities you tagged, emit it under
+"edges" as {"src","relation","dst"} with a short lowercase relation (e.g. uses, works_at, lives_in, married_to).
+Omit when unsure.
+
+Return STRICT JSON, no prose:
+{ "add": [ {"text": "...", "kind": "user_profile|preference|project|fact|env|event", "entities": ["..."],
+            "topics": ["..."], "importance": 0.0-1.0, "valid_from": "<ISO8601 or null>", "source_turns": ["m1"]} ],
+  "supersede": [ {"id": <existing fact id>, "by_text": "...", "kind": "...", "entities": ["..."],
+                  "topics": ["..."], "source_turns": ["m1"]} ],
+  "edges": [ {"src": "...", "relation": "...", "dst": "..."} ] }
+If nothing is worth saving, return {"add": [], "supersede": [], "edges": []}."""
+
+
+def _clean_tags(values: list[str]) -> list[str]:
+    out: list[str] = []
+    for value in values:
+        tag = re.sub(r"\s+", " ", str(value)).strip().lower()[:200]
+        if tag and tag not in out:
+            out.append(tag)
+    return out[:8]
+
+
+class _AddItem(BaseModel):
+    text: str = Field(min_length=3, max_length=2000)
+    kind: str = "fact"
+    entities: list[str] = []
+    topics: list[str] = []
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    valid_from: datetime | None = None
+    source_turns: list[str] = []
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _kind(cls, value):
+        value = str(value or "fact").strip().lower()
+        return value if value in KINDS else "fact"
+
+    @field_validator("valid_from", mode="before")
+    @classmethod
+    def _date(cls, value):
+        # Models write "null", "", or unparsable dates; a missing date is fine, a wrong one is dropped.
+        if value in (None, "", "null", "unknown"):
+            return None
+        try:
+            from django.utils.dateparse import parse_date, parse_datetime
+
+            parsed = parse_datetime(str(value))
+            if parsed is None and (day := parse_date(str(value))):
+                parsed = datetime(day.year, day.month, day.day)
+            return parsed
+        except (TypeError, ValueError):
+            return None
+
+    @field_validator("entities", "topics", "source_turns", mode="before")
+    @classmethod
+    def _list(cls, value):
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        return [str(v) for v in value if v is not None]
+
+
+class _SupersedeItem(_AddItem):
+    id: int
+    text: str = Field(default="", alias="by_text", max_length=2000)
+
+    model_config = {"populate_by_name": True}
+
+
+class _Edge(BaseModel):
+    src: str = Field(min_length=1, max_length=200)
+    relation: str = Field(min_length=1, max_length=100)
+    dst: str = Field(min_length=1, max_length=200)
+
+
+class _Reply(BaseModel):
+    add: list[_AddItem] = []
+    supersede: list[_SupersedeItem] = []
+    edges: list[_Edge] = []
+
+
+def render_user_message(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], now: datetime) -> str:
+    live = "\n".join(f"{pk} | {kind} | {text}" for pk, kind, text in live_facts) or "(none)"
+    lines = []
+    for turn in turns:
+        when = f" ({turn.when:%Y-%m-%d %H:%M})" if turn.when else ""
+        who = f"{turn.speaker} [{turn.role}]" if turn.speaker else turn.role
+        lines.append(f"[{turn.ref}] {who}{when}: {turn.text}")
+    return (
+        f"Reference timestamp: {now.isoformat()}\n"
+        f"Existing live facts (id | kind | text):\n{llm.untrusted('memory', live)}\n\n"
+        f"New turns:\n{llm.untrusted('conversation', chr(10).join(lines))}"
+    )
+
+
+def parse_reply(data: dict, *, turns: list[Turn], live_ids: set[int]) -> tuple[list[Fact], list, int]:
+    """Validate the model's JSON. Raises LLMBadReply when its shape is wrong; drops items that point nowhere."""
+    try:
+        reply = _Reply.model_validate(data)
+    except ValidationError as exc:
+        raise llm.LLMBadReply(f"extraction reply does not match the schema: {exc.errors()[:3]}") from exc
+    refs = {t.ref for t in turns}
+    default_when = max((t.when for t in turns if t.when), default=None)
+    facts: list[Fact] = []
+    rejected = 0
+
+    def fact_from(item: _AddItem, supersedes: int | None = None) -> Fact:
+        turn_refs = [r for r in item.source_turns if r in refs] or sorted(refs)
+        return Fact(
+            text=item.text.strip(),
+            kind=item.kind,
+            entities=_clean_tags(item.entities),
+            topics=_clean_tags(item.topics),
+            importance=item.importance,
+            valid_from=item.valid_from or default_when,
+            turn_refs=turn_refs,
+            supersedes=supersedes,
+        )
+
+    for item in reply.add:
+        facts.append(fact_from(item))
+    for item in reply.supersede:
+        if len(item.text.strip()) < 3:
+            rejected += 1
+            continue
+        # An id the model was not shown cannot be superseded: keep the new fact, retire nothing.
+        facts.append(fact_from(item, supersedes=item.id if item.id in live_ids else None))
+        rejected += item.id not in live_ids
+    edges = [
+        (e.src.strip().lower(), e.relation.strip().lower().replace(" ", "_"), e.dst.strip().lower())
+        for e in reply.edges
+    ]
+    return facts, edges, rejected
+
+
+def extract_llm(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], now: datetime) -> Extraction:
+    """One LLM call for the whole batch, retried a bounded number of times with backoff."""
+    user = render_user_message(turns=turns, live_facts=live_facts, now=now)
+    live_ids = {pk for pk, _, _ in live_facts}
+    attempts = 1 + settings.LLM_MAX_RETRIES
+    tokens_in = tokens_out = 0
+    for attempt in range(1, attempts + 1):
+        try:
+            reply = llm.complete_json(system=SYSTEM_PROMPT, user=user)
+            tokens_in += reply.tokens_in
+            tokens_out += reply.tokens_out
+            facts, edges, rejected = parse_reply(reply.data, turns=turns, live_ids=live_ids)
+            return Extraction(
+                facts=facts,
+                edges=edges,
+                mode="llm",
+                tokens_in=tokens_in,
+                tokens_out=tokens_out,
+                rejected=rejected,
+                attempts=attempt,
+            )
+        except llm.LLMError as exc:
+            used = getattr(exc, "tokens", (0, 0))
+            tokens_in += used[0]
+            tokens_out += used[1]
+            if not exc.retryable or attempt == attempts:
+                exc.attempts = attempt
+                exc.tokens = (tokens_in, tokens_out)
+                raise
+            time.sleep(min(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1), 30))
+    raise AssertionError("unreachable")

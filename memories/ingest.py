@@ -1,0 +1,574 @@
+"""Ingestion workflows: chat turns, text and inbox files become atomic memories.
+
+Input is stored first (messages, ingest items, inbox files) and processed by
+jobs. A job that fails leaves its input where it was — the session cursor,
+the pending item, the file in ``failed/`` — and is marked failed, so an
+operator can retry it. Applies for one KB are serialised by an advisory lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+from django_q.tasks import async_task
+
+from memories import embeddings, llm
+from memories.defence import screen
+from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
+from memories.models import (
+    FTS_CONFIG,
+    Edge,
+    Entity,
+    IngestItem,
+    JobRun,
+    KnowledgeBase,
+    Memory,
+    Message,
+    Mode,
+    Session,
+    text_hash,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["CursorGuard", "CursorMoved", "Extraction", "Fact", "Turn", "facts_apply", "messages_receive"]
+
+# Advisory-lock namespace for "applying facts to KB n".
+KB_APPLY_LOCK = 7_001
+SEGMENT_CHARS = 2500
+LLM_CALL_CHARS = 8000
+
+
+def _lock_kb(kb_id: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [KB_APPLY_LOCK, kb_id])
+
+
+# --- Receiving input ---------------------------------------------------------------
+
+
+def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]) -> dict:
+    """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction."""
+    with transaction.atomic():
+        # Serialise posts to one KB so the duplicate check below is exact.
+        _lock_kb(kb.pk)
+        session, _ = Session.objects.get_or_create(kb=kb, external_id=session_id)
+        wanted = [m["external_id"] for m in messages]
+        existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
+        rows, seen = [], set()
+        for m in messages:
+            if m["external_id"] in existing or m["external_id"] in seen:
+                continue
+            seen.add(m["external_id"])
+            rows.append(
+                Message(
+                    kb=kb,
+                    session=session,
+                    external_id=m["external_id"],
+                    role=m.get("role") or Message.Role.USER,
+                    speaker=m.get("speaker") or "",
+                    content=m["content"],
+                    created_at=m.get("created_at") or timezone.now(),
+                )
+            )
+        Message.objects.bulk_create(rows)
+        Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
+        job = enqueue_session_extract(session=session) if rows else None
+    return {
+        "session_id": session_id,
+        "accepted": len(rows),
+        "duplicates": len(messages) - len(rows),
+        "job_id": job.pk if job else None,
+    }
+
+
+def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> IngestItem:
+    """Store a piece of text and queue its ingestion."""
+    with transaction.atomic():
+        item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text)
+        enqueue_item_ingest(item=item)
+    return item
+
+
+def enqueue_session_extract(*, session: Session) -> JobRun:
+    """Queue extraction of a session's new turns, unless a queued job will already see them."""
+    queued = JobRun.objects.filter(session=session, status=JobRun.Status.QUEUED).first()
+    if queued:
+        return queued
+    job = JobRun.objects.create(
+        kb=session.kb, kind=JobRun.Kind.INGEST_MESSAGES, session=session, target=f"session {session.external_id}"
+    )
+    transaction.on_commit(lambda: async_task("memories.tasks.extract_session", job.pk, group=f"kb-{session.kb_id}"))
+    return job
+
+
+def enqueue_item_ingest(*, item: IngestItem) -> JobRun:
+    kind = JobRun.Kind.INGEST_FILE if item.kind == IngestItem.Kind.FILE else JobRun.Kind.INGEST_TEXT
+    job = JobRun.objects.create(kb=item.kb, kind=kind, ingest_item=item, target=item.file_name or item.source)
+    transaction.on_commit(lambda: async_task("memories.tasks.ingest_item", job.pk, group=f"kb-{item.kb_id}"))
+    return job
+
+
+# --- Applying facts ------------------------------------------------------------------
+
+
+@dataclass
+class CursorGuard:
+    """Advance ``session``'s cursor to ``to`` in the apply transaction, if it is still at ``expected``."""
+
+    session_id: int
+    expected: int
+    to: int
+
+
+class CursorMoved(Exception):
+    """Another job already processed these turns; this job's result is discarded."""
+
+
+def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -> dict[int, int]:
+    """For each vector index, the id of a live memory at least ``threshold`` similar, in one query."""
+    if not vectors:
+        return {}
+    literals = ["[" + ",".join(f"{x:.6f}" for x in v) + "]" for v in vectors]
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            """
+            SELECT q.idx, nn.id, nn.distance
+            FROM unnest(%s::int[], %s::vector[]) AS q(idx, v)
+            CROSS JOIN LATERAL (
+                SELECT m.id, m.embedding <=> q.v AS distance
+                FROM memories_memory m
+                WHERE m.kb_id = %s AND m.valid_to IS NULL AND m.embedding IS NOT NULL
+                ORDER BY m.embedding <=> q.v
+                LIMIT 1
+            ) nn
+            """,
+            [list(range(len(literals))), literals, kb_id],
+        )
+        return {idx: pk for idx, pk, distance in cursor.fetchall() if distance <= 1 - threshold}
+
+
+def _upsert_entities(kb: KnowledgeBase, names: set[str]) -> dict[str, Entity]:
+    names = {n for n in names if n}
+    if not names:
+        return {}
+    Entity.objects.bulk_create(
+        [Entity(kb=kb, name=n[:200], display_name=n[:200]) for n in names], ignore_conflicts=True
+    )
+    return {e.name: e for e in Entity.objects.filter(kb=kb, name__in=names)}
+
+
+def facts_apply(
+    *,
+    kb: KnowledgeBase,
+    extraction: Extraction,
+    turn_messages: dict[str, Message],
+    job: JobRun,
+    source: str,
+    source_file: str = "",
+    cursor: CursorGuard | None = None,
+) -> None:
+    """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursor."""
+    screened = [screen(f.text) for f in extraction.facts]
+    facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
+    job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
+    # Embeddings are computed before taking the lock, in one batch.
+    vectors = embeddings.embed([s.text for _, s in facts])
+    now = timezone.now()
+
+    with transaction.atomic():
+        _lock_kb(kb.pk)
+        if cursor is not None:
+            session = Session.objects.select_for_update().get(pk=cursor.session_id)
+            if session.extracted_through != cursor.expected:
+                raise CursorMoved(f"session cursor is at {session.extracted_through}, expected {cursor.expected}")
+
+        hashes = [text_hash(s.text) for _, s in facts]
+        existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
+        near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY)
+
+        new_rows: list[tuple[Memory, list[Message], int | None]] = []
+        extra_provenance: list[tuple[int, list[Message]]] = []
+        batch_hashes: set[str] = set()
+        for i, ((fact, screening), vector, digest) in enumerate(zip(facts, vectors, hashes, strict=True)):
+            messages = [turn_messages[r] for r in fact.turn_refs if r in turn_messages]
+            duplicate_of = existing.get(digest) or (near.get(i) if fact.supersedes is None else None)
+            if duplicate_of or digest in batch_hashes:
+                job.facts_skipped += 1
+                if duplicate_of and messages:
+                    extra_provenance.append((duplicate_of, messages))
+                continue
+            batch_hashes.add(digest)
+            memory = Memory(
+                kb=kb,
+                text=screening.text,
+                kind=fact.kind,
+                entities=fact.entities,
+                topics=fact.topics,
+                importance=fact.importance,
+                embedding=vector,
+                content_hash=digest,
+                valid_from=fact.valid_from,
+                source=source,
+                source_file=source_file,
+                mode=extraction.mode,
+                job_run=job,
+                quarantined=screening.quarantined,
+                quarantine_reason=screening.reason,
+                created_at=now,
+            )
+            new_rows.append((memory, messages, fact.supersedes))
+
+        Memory.objects.bulk_create([m for m, _, _ in new_rows])
+        through = Memory.source_messages.through
+        links = [through(memory_id=m.pk, message_id=msg.pk) for m, msgs, _ in new_rows for msg in msgs]
+        links += [through(memory_id=pk, message_id=msg.pk) for pk, msgs in extra_provenance for msg in msgs]
+        through.objects.bulk_create(links, ignore_conflicts=True)
+
+        for memory, _, old_id in new_rows:
+            if old_id is None:
+                continue
+            retired = Memory.objects.filter(pk=old_id, kb=kb, valid_to__isnull=True).update(
+                valid_to=now, superseded_by=memory, retired_reason="superseded by a newer fact", updated_at=now
+            )
+            if retired:
+                job.facts_superseded += 1
+                Edge.objects.filter(memory_id=old_id, valid_to__isnull=True).update(valid_to=now)
+
+        job.facts_added += len(new_rows)
+        job.facts_quarantined += sum(1 for m, _, _ in new_rows if m.quarantined)
+
+        names = {e for m, _, _ in new_rows for e in m.entities}
+        names |= {n for src, _, dst in extraction.edges for n in (src, dst)}
+        entity_map = _upsert_entities(kb, names)
+        anchor = {e: m for m, _, _ in new_rows for e in m.entities}
+        Edge.objects.bulk_create(
+            [
+                Edge(kb=kb, src=entity_map[src], relation=rel[:100], dst=entity_map[dst], memory=anchor.get(src))
+                for src, rel, dst in extraction.edges
+                if src in entity_map and dst in entity_map and src != dst
+            ],
+            ignore_conflicts=True,
+        )
+
+        if cursor is not None:
+            Session.objects.filter(pk=cursor.session_id).update(extracted_through=cursor.to)
+        job.tokens_in += extraction.tokens_in
+        job.tokens_out += extraction.tokens_out
+        job.mode = extraction.mode
+        job.save()
+
+
+# --- Extraction jobs -------------------------------------------------------------------
+
+
+def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn]) -> list[tuple[int, str, str]]:
+    """The live facts the model should see: those sharing words with the turns, then the most recent."""
+    limit = settings.EXTRACT_LIVE_FACTS
+    if limit == 0:
+        return []
+    live = Memory.objects.injectable().filter(kb=kb)
+    words = sorted({w for t in turns for w in content_words(t.text) if re.fullmatch(r"[a-z0-9]+", w)})[:64]
+    picked: list[tuple[int, str, str]] = []
+    if words:
+        query = SearchQuery(" | ".join(words), search_type="raw", config=FTS_CONFIG)
+        picked = list(
+            live.filter(search_vector=query)
+            .annotate(rank=SearchRank(F("search_vector"), query))
+            .order_by("-rank")
+            .values_list("id", "kind", "text")[:limit]
+        )
+    seen = {pk for pk, _, _ in picked}
+    for row in live.order_by("-created_at").values_list("id", "kind", "text")[: limit * 2]:
+        if len(picked) >= limit:
+            break
+        if row[0] not in seen:
+            picked.append(row)
+    return picked
+
+
+def _extract(kb: KnowledgeBase, turns: list[Turn]) -> Extraction:
+    if llm.is_configured():
+        return extract_llm(turns=turns, live_facts=_live_facts_for_prompt(kb, turns), now=timezone.now())
+    return extract_heuristic(turns)
+
+
+def _fail(job: JobRun, exc: Exception) -> JobRun:
+    tokens = getattr(exc, "tokens", (0, 0))
+    job.tokens_in += tokens[0]
+    job.tokens_out += tokens[1]
+    attempts = getattr(exc, "attempts", None)
+    if attempts:
+        job.detail = {**job.detail, "llm_attempts": attempts}
+    job.finish(status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    logger.warning("job %s failed: %s", job.pk, exc)
+    return job
+
+
+def session_extract(*, job: JobRun) -> JobRun:
+    """Extract facts from a session's turns past its cursor, one LLM call per batch of new turns."""
+    session = job.session
+    kb = session.kb
+    job.start()
+    skipped_turns = 0
+    try:
+        while True:
+            cursor = Session.objects.values_list("extracted_through", flat=True).get(pk=session.pk)
+            batch = list(
+                Message.objects.filter(session=session, id__gt=cursor).order_by("id")[: settings.EXTRACT_BATCH_TURNS]
+            )
+            if not batch:
+                break
+            job.items_read += len(batch)
+            turns = [
+                Turn(ref=f"m{m.pk}", text=m.content, speaker=m.speaker, role=m.role, when=m.created_at, message_id=m.pk)
+                for m in batch
+            ]
+            salient = [t for t in turns if is_salient(t.text)]
+            skipped_turns += len(turns) - len(salient)
+            guard = CursorGuard(session_id=session.pk, expected=cursor, to=batch[-1].pk)
+            if not salient:
+                # Nothing durable: advance the cursor without an LLM call.
+                facts_apply(
+                    kb=kb,
+                    extraction=Extraction([], [], job.mode or _mode()),
+                    turn_messages={},
+                    job=job,
+                    source="chat",
+                    cursor=guard,
+                )
+                continue
+            extraction = _extract(kb, salient)
+            facts_apply(
+                kb=kb,
+                extraction=extraction,
+                turn_messages={f"m{m.pk}": m for m in batch},
+                job=job,
+                source="chat",
+                cursor=guard,
+            )
+    except CursorMoved as exc:
+        job.detail = {**job.detail, "note": str(exc)}
+    except (llm.LLMError, embeddings.EmbeddingError) as exc:
+        job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
+        return _fail(job, exc)
+    job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
+    job.mode = job.mode or _mode()
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    return job
+
+
+def _mode() -> str:
+    return Mode.LLM if llm.is_configured() else Mode.HEURISTIC
+
+
+def _text_segments(text: str) -> list[str]:
+    """Paragraph-aware segments of at most SEGMENT_CHARS characters."""
+    segments: list[str] = []
+    current = ""
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = paragraph.strip()
+        if not paragraph:
+            continue
+        while len(paragraph) > SEGMENT_CHARS:
+            cut = paragraph.rfind(" ", 0, SEGMENT_CHARS)
+            cut = cut if cut > SEGMENT_CHARS // 2 else SEGMENT_CHARS
+            if current:
+                segments.append(current)
+                current = ""
+            segments.append(paragraph[:cut].strip())
+            paragraph = paragraph[cut:].strip()
+        if current and len(current) + 2 + len(paragraph) > SEGMENT_CHARS:
+            segments.append(current)
+            current = paragraph
+        else:
+            current = f"{current}\n\n{paragraph}".strip()
+    if current:
+        segments.append(current)
+    return segments
+
+
+def item_ingest(*, job: JobRun) -> JobRun:
+    """Ingest a text or file item, resuming after the segments already applied."""
+    item = job.ingest_item
+    kb = item.kb
+    job.start()
+    segments = _text_segments(item.text)
+    source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
+    try:
+        position = item.progress
+        while position < len(segments):
+            # Group segments into one LLM call of at most LLM_CALL_CHARS.
+            group, size = [], 0
+            while position + len(group) < len(segments):
+                segment = segments[position + len(group)]
+                if group and size + len(segment) > LLM_CALL_CHARS:
+                    break
+                group.append(segment)
+                size += len(segment)
+            turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
+            job.items_read += len(turns)
+            extraction = _extract(kb, turns)
+            facts_apply(
+                kb=kb, extraction=extraction, turn_messages={}, job=job, source=source, source_file=item.file_name
+            )
+            position += len(group)
+            IngestItem.objects.filter(pk=item.pk).update(progress=position)
+    except (llm.LLMError, embeddings.EmbeddingError) as exc:
+        IngestItem.objects.filter(pk=item.pk).update(status=IngestItem.Status.FAILED, error=str(exc))
+        return _fail(job, exc)
+    IngestItem.objects.filter(pk=item.pk).update(
+        status=IngestItem.Status.DONE, error="", processed_at=timezone.now(), progress=len(segments)
+    )
+    job.mode = job.mode or _mode()
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    return job
+
+
+# --- Inbox folders --------------------------------------------------------------------
+
+CLAIM_DIR = ".processing"
+
+
+def _stable(path: Path) -> bool:
+    """A file that has stopped changing: not modified for INBOX_SETTLE_SECONDS."""
+    try:
+        return time.time() - path.stat().st_mtime >= settings.INBOX_SETTLE_SECONDS
+    except FileNotFoundError:
+        return False
+
+
+def _unique(target: Path) -> Path:
+    if not target.exists():
+        return target
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%S%f")
+    return target.with_name(f"{target.stem}.{stamp}{target.suffix}")
+
+
+def inbox_scan() -> int:
+    """Claim every settled file in every active KB's inbox and queue it. Returns how many were queued."""
+    queued = 0
+    stale_after = settings.Q_CLUSTER["retry"] * 2
+    for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+        inbox = kb.inbox_dir
+        if not inbox.is_dir():
+            continue
+        claims = inbox / CLAIM_DIR
+        for path in sorted(inbox.iterdir()):
+            if not path.is_file() or path.name.startswith(".") or not _stable(path):
+                continue
+            claims.mkdir(exist_ok=True)
+            claimed = _unique(claims / path.name)
+            try:
+                # rename() is atomic: of two scanners, exactly one claims the file.
+                os.rename(path, claimed)
+            except FileNotFoundError:
+                continue
+            queued += _queue_file(kb, claimed)
+        # A claim left behind by a worker that died is released back to the inbox.
+        if claims.is_dir():
+            for path in claims.iterdir():
+                if time.time() - path.stat().st_mtime > stale_after:
+                    os.rename(path, _unique(inbox / path.name))
+    return queued
+
+
+def _queue_file(kb: KnowledgeBase, claimed: Path) -> int:
+    os.utime(claimed)  # the claim's age is measured from now
+    with transaction.atomic():
+        job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_FILE, target=str(claimed.relative_to(kb.folder)))
+        transaction.on_commit(lambda: async_task("memories.tasks.ingest_inbox_file", job.pk, group=f"kb-{kb.pk}"))
+    return 1
+
+
+def inbox_file_ingest(*, job: JobRun) -> JobRun:
+    """Extract a claimed inbox file, ingest its text, move it to processed/ (or failed/ with the reason)."""
+    from knowledge.extractors import ExtractionFailed, extract_text
+
+    kb = job.kb
+    claimed = kb.folder / job.target
+    name = claimed.name
+    if not claimed.is_file():
+        job.finish(status=JobRun.Status.SKIPPED, error="file is gone (already processed?)")
+        return job
+    try:
+        text = extract_text(name, claimed.read_bytes())
+    except ExtractionFailed as exc:
+        job.start()
+        _park_failed(job, claimed, str(exc))
+        return _fail(job, exc)
+    item = IngestItem.objects.create(
+        kb=kb, kind=IngestItem.Kind.FILE, file_name=name, source=f"inbox:{name}", text=text
+    )
+    job.ingest_item = item
+    job.save(update_fields=["ingest_item"])
+    item_ingest(job=job)
+    if job.status == JobRun.Status.SUCCEEDED:
+        kb.processed_dir.mkdir(parents=True, exist_ok=True)
+        shutil.move(claimed, _unique(kb.processed_dir / name))
+    else:
+        _park_failed(job, claimed, job.error)
+        job.save(update_fields=["detail"])
+    return job
+
+
+def _park_failed(job: JobRun, claimed: Path, reason: str) -> None:
+    """Move the file to failed/ with ``<name>.error.txt`` beside it saying why."""
+    failed_dir = job.kb.failed_dir
+    failed_dir.mkdir(parents=True, exist_ok=True)
+    target = _unique(failed_dir / claimed.name)
+    shutil.move(claimed, target)
+    target.with_name(target.name + ".error.txt").write_text(
+        f"{timezone.now().isoformat()} could not ingest {claimed.name}:\n{reason}\n"
+    )
+    job.detail = {**job.detail, "failed_file": target.name}
+
+
+# --- Retrying -----------------------------------------------------------------------------
+
+
+def job_retry(*, job: JobRun) -> JobRun | None:
+    """Queue a failed job's input again. Returns the new job (None when nothing is left to retry)."""
+    if job.status != JobRun.Status.FAILED:
+        return None
+    with transaction.atomic():
+        if job.kind == JobRun.Kind.INGEST_MESSAGES and job.session_id:
+            new = enqueue_session_extract(session=job.session)
+        elif job.ingest_item_id and job.ingest_item.kind == IngestItem.Kind.TEXT:
+            IngestItem.objects.filter(pk=job.ingest_item_id).update(status=IngestItem.Status.PENDING, error="")
+            new = enqueue_item_ingest(item=job.ingest_item)
+        elif job.kind == JobRun.Kind.INGEST_FILE:
+            new = _file_retry(job)
+        else:
+            return None
+        job.detail = {**job.detail, "retried_as": new.pk if new else None}
+        job.save(update_fields=["detail"])
+    return new
+
+
+def _file_retry(job: JobRun) -> JobRun | None:
+    """Move the failed file back into the inbox; the next scan picks it up."""
+    kb = job.kb
+    name = job.detail.get("failed_file") or Path(job.target).name
+    failed = kb.failed_dir / name
+    if not failed.is_file():
+        return None
+    failed.with_name(name + ".error.txt").unlink(missing_ok=True)
+    claims = kb.inbox_dir / CLAIM_DIR
+    claims.mkdir(parents=True, exist_ok=True)
+    claimed = _unique(claims / name)
+    shutil.move(failed, claimed)
+    _queue_file(kb, claimed)
+    return JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_FILE).order_by("-id").first()

@@ -1,0 +1,120 @@
+"""A real local HTTP server that speaks the OpenAI protocol, scripted per test.
+
+Each chat completion pops the next scripted reply: JSON content, raw text,
+an HTTP error status, or a delay longer than the client's timeout. An
+unscripted call is answered 500 "script exhausted" so a test notices it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self.script: deque = deque()
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.endswith("/embeddings"):
+                    return self._json(200, fake._embeddings(body))
+                with fake._lock:
+                    fake.requests.append(body)
+                    step = fake.script.popleft() if fake.script else ("status", 500, "script exhausted")
+                kind = step[0]
+                if kind == "sleep":
+                    time.sleep(step[1])
+                    return self._json(200, fake._completion("{}", 1, 1))
+                if kind == "status":
+                    return self._json(step[1], {"error": {"message": step[2], "type": "fake"}})
+                return self._json(200, fake._completion(step[1], step[2], step[3]))
+
+            def _json(self, code, payload):
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    # --- scripting ---
+    def reply_json(self, payload: dict, tokens_in: int = 120, tokens_out: int = 30) -> FakeLLM:
+        self.script.append(("content", json.dumps(payload), tokens_in, tokens_out))
+        return self
+
+    def reply_raw(self, content: str, tokens_in: int = 120, tokens_out: int = 30) -> FakeLLM:
+        self.script.append(("content", content, tokens_in, tokens_out))
+        return self
+
+    def reply_status(self, code: int, message: str = "fake error") -> FakeLLM:
+        self.script.append(("status", code, message))
+        return self
+
+    def reply_after(self, seconds: float) -> FakeLLM:
+        self.script.append(("sleep", seconds))
+        return self
+
+    # --- what was asked ---
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    def user_prompt(self, index: int = -1) -> str:
+        return next(m["content"] for m in self.requests[index]["messages"] if m["role"] == "user")
+
+    # --- responses ---
+    @staticmethod
+    def _completion(content: str, tokens_in: int, tokens_out: int) -> dict:
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": "fake-model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": tokens_in,
+                "completion_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
+            },
+        }
+
+    @staticmethod
+    def _embeddings(body: dict) -> dict:
+        inputs = body.get("input") or []
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        dims = body.get("dimensions") or 384
+        data = []
+        for i, text in enumerate(inputs):
+            digest = hashlib.sha256(str(text).encode()).digest()
+            vector = [((digest[j % 32] / 255.0) - 0.5) for j in range(dims)]
+            data.append({"object": "embedding", "index": i, "embedding": vector})
+        return {"object": "list", "data": data, "model": "fake-embed", "usage": {"prompt_tokens": 1, "total_tokens": 1}}
