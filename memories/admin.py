@@ -13,6 +13,7 @@ from memories.models import (
     Consolidation,
     Edge,
     Entity,
+    IngestItem,
     JobRun,
     KnowledgeBase,
     Memory,
@@ -104,6 +105,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         "is_active",
         "consolidate_interval_minutes",
         "memory_count",
+        "mode_split",
         "insight_count",
         "document_count",
         "pending_messages",
@@ -123,6 +125,10 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     @admin.display(description="Live memories", ordering="memory_count")
     def memory_count(self, obj):
         return obj.memory_count
+
+    @admin.display(description="LLM / heuristic")
+    def mode_split(self, obj):
+        return f"{obj.llm_memory_count} / {obj.heuristic_memory_count}"
 
     @admin.display(description="Insights", ordering="insight_count")
     def insight_count(self, obj):
@@ -379,6 +385,14 @@ class JobRunAdmin(admin.ModelAdmin):
     list_select_related = ["kb__bot"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"
+    actions = ["retry"]
+
+    @admin.action(description="Retry selected failed jobs")
+    def retry(self, request, queryset):
+        from memories.ingest import job_retry
+
+        retried = [job for job in queryset.filter(status=JobRun.Status.FAILED) if job_retry(job=job)]
+        self.message_user(request, f"{len(retried)} failed jobs queued again.")
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields] + ["duration"]
@@ -390,3 +404,26 @@ class JobRunAdmin(admin.ModelAdmin):
     def duration(self, obj):
         ms = obj.duration_ms
         return "-" if ms is None else format_html("{} ms", ms)
+
+
+@admin.register(IngestItem)
+class IngestItemAdmin(admin.ModelAdmin):
+    list_display = ["id", "kind", "kb", "source", "file_name", "status", "progress", "created_at", "processed_at"]
+    list_filter = ["status", "kind", "kb__bot"]
+    list_select_related = ["kb__bot"]
+    search_fields = ["source", "file_name", "text"]
+    readonly_fields = [
+        "kb",
+        "kind",
+        "source",
+        "file_name",
+        "text",
+        "progress",
+        "status",
+        "error",
+        "created_at",
+        "processed_at",
+    ]
+
+    def has_add_permission(self, request):
+        return False

@@ -6,7 +6,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Valu
 from django.db.models.functions import Coalesce
 from rest_framework.exceptions import NotFound
 
-from memories.models import Bot, Consolidation, JobRun, KnowledgeBase, Memory, Message
+from memories.models import Bot, Consolidation, JobRun, KnowledgeBase, Memory, Message, Mode
 
 
 def _count(queryset, field: str = "kb"):
@@ -26,6 +26,8 @@ def kb_list_with_counts(*, bot: Bot | None = None):
         memory_count=_count(Memory.objects.live()),
         retired_count=_count(Memory.objects.retired()),
         quarantined_count=_count(Memory.objects.live().filter(quarantined=True)),
+        llm_memory_count=_count(Memory.objects.live().filter(mode=Mode.LLM)),
+        heuristic_memory_count=_count(Memory.objects.live().filter(mode=Mode.HEURISTIC)),
         insight_count=_count(Consolidation.objects.filter(valid_to__isnull=True)),
         document_count=_count(Document.objects.present()),
         # Turns past their session's extraction cursor: posted, not yet processed.

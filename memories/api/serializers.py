@@ -6,6 +6,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from memories import llm
 from memories.models import Consolidation, KnowledgeBase, Memory, Message
 
 
@@ -13,6 +14,11 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
     memory_count = serializers.IntegerField(read_only=True, help_text="Live memories.")
     retired_count = serializers.IntegerField(read_only=True)
     quarantined_count = serializers.IntegerField(read_only=True)
+    llm_memory_count = serializers.IntegerField(read_only=True, help_text="Live memories extracted by the LLM.")
+    heuristic_memory_count = serializers.IntegerField(
+        read_only=True, help_text="Live memories extracted offline by the heuristic extractor."
+    )
+    extraction_mode = serializers.SerializerMethodField(help_text="Mode new input is processed in: llm or heuristic.")
     insight_count = serializers.IntegerField(read_only=True)
     document_count = serializers.IntegerField(read_only=True)
     pending_messages = serializers.IntegerField(read_only=True, help_text="Turns not yet extracted.")
@@ -32,6 +38,9 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "memory_count",
             "retired_count",
             "quarantined_count",
+            "llm_memory_count",
+            "heuristic_memory_count",
+            "extraction_mode",
             "insight_count",
             "document_count",
             "pending_messages",
@@ -41,6 +50,9 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
         read_only_fields = ["created_at", "updated_at"]
         # Uniqueness per bot is checked in validate_name: the bot is not a field.
         validators = []
+
+    def get_extraction_mode(self, kb) -> str:
+        return "llm" if llm.is_configured() else "heuristic"
 
     def validate_name(self, value: str) -> str:
         bot = self.context["request"].user

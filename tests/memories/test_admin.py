@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from knowledge.models import Chunk, Document
-from memories.models import Edge, Entity, JobRun
+from memories.models import Edge, Entity, IngestItem, JobRun
 from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,6 +24,7 @@ CHANGELISTS = [
     "memories_entity",
     "memories_edge",
     "memories_jobrun",
+    "memories_ingestitem",
     "knowledge_document",
     "knowledge_chunk",
 ]
@@ -41,6 +42,7 @@ def _populate(n: int) -> None:
         b = Entity.objects.create(kb=kb, name=f"b{kb.pk}")
         Edge.objects.create(kb=kb, src=a, relation="knows", dst=b, memory=memory)
         JobRun.objects.create(kb=kb, kind="ingest_messages", status="failed", error="boom")
+        IngestItem.objects.create(kb=kb, text="some text", source="api")
         document = Document.objects.create(kb=kb, slug=f"doc-{kb.pk}", title="Doc")
         Chunk.objects.create(document=document, kb=kb, ordinal=0, text="chunk text")
 
