@@ -149,6 +149,9 @@ else:
 
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A unix-socket URL (?host=/path) arrives as an option; Django expects it as HOST.
+if "host" in DATABASES["default"].get("OPTIONS", {}):
+    DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -191,6 +194,8 @@ LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
 # --- Ingestion -------------------------------------------------------------------
 # Turns per extraction call, live facts shown to the model, and inbox polling.
 EXTRACT_BATCH_TURNS = env_int("EXTRACT_BATCH_TURNS", 40, minimum=1)
+# Offline, up to this many pending turns (across sessions) are extracted and embedded together.
+EXTRACT_SCAN_TURNS = env_int("EXTRACT_SCAN_TURNS", 512, minimum=1)
 EXTRACT_LIVE_FACTS = env_int("EXTRACT_LIVE_FACTS", 60, minimum=0)
 MAX_MESSAGES_PER_REQUEST = env_int("MAX_MESSAGES_PER_REQUEST", 1000, minimum=1)
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 32000, minimum=100)
@@ -211,6 +216,10 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 # model must be asked for (or natively produce) the same number.
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+# CPU threads for the local model in each process; by default the cores are shared among the job workers.
+EMBEDDING_THREADS = env_int(
+    "EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // env_int("WORKERS", 2, minimum=1)), minimum=1
+)
 
 # --- REST API -------------------------------------------------------------------
 REST_FRAMEWORK = {

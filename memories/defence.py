@@ -85,29 +85,46 @@ def _secret_plugins() -> dict:
     return {"plugins_used": [{"name": name} for name in names]}
 
 
-def find_secrets(text: str) -> list[str]:
-    """Names of the kinds of secret found in ``text``."""
+def _find_secrets(text: str) -> list[str]:
+    """Kinds of secret in ``text``; call inside the detect-secrets settings context."""
     from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import transient_settings
 
     found: set[str] = set()
-    with transient_settings(_secret_plugins()):
-        for line in text.splitlines() or [text]:
-            found.update(secret.type for secret in scan_line(line))
+    for line in text.splitlines() or [text]:
+        found.update(secret.type for secret in scan_line(line))
     found.update("Secret phrase" for pattern in _SECRET_PHRASES if pattern.search(text))
     return sorted(found)
+
+
+def find_secrets(text: str) -> list[str]:
+    """Names of the kinds of secret found in ``text``."""
+    from detect_secrets.settings import transient_settings
+
+    with transient_settings(_secret_plugins()):
+        return _find_secrets(text)
 
 
 def find_injection(text: str) -> bool:
     return any(pattern.search(text) for pattern in _INJECTION)
 
 
+def screen_many(texts: list[str]) -> list[Screening]:
+    """Clean each text and flag what must not reach a prompt (one detector set-up for the batch)."""
+    from detect_secrets.settings import transient_settings
+
+    results = []
+    with transient_settings(_secret_plugins()):
+        for text in texts:
+            result = Screening(text=strip_invisible(text))
+            secrets = _find_secrets(result.text)
+            if secrets:
+                result.flags.append("possible secret: " + ", ".join(secrets))
+            if find_injection(result.text):
+                result.flags.append("possible prompt injection")
+            results.append(result)
+    return results
+
+
 def screen(text: str) -> Screening:
     """Clean ``text`` and flag what must not reach a prompt."""
-    result = Screening(text=strip_invisible(text))
-    secrets = find_secrets(result.text)
-    if secrets:
-        result.flags.append("possible secret: " + ", ".join(secrets))
-    if find_injection(result.text):
-        result.flags.append("possible prompt injection")
-    return result
+    return screen_many([text])[0]

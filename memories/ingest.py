@@ -23,8 +23,8 @@ from django.db.models import F
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from memories import embeddings, llm
-from memories.defence import screen
+from memories import bulk, embeddings, llm
+from memories.defence import screen_many
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
 from memories.models import (
     FTS_CONFIG,
@@ -84,7 +84,7 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
             )
         Message.objects.bulk_create(rows)
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
-        job = enqueue_session_extract(session=session) if rows else None
+        job = enqueue_extract(kb=kb) if rows else None
     return {
         "session_id": session_id,
         "accepted": len(rows),
@@ -101,15 +101,13 @@ def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> IngestItem:
     return item
 
 
-def enqueue_session_extract(*, session: Session) -> JobRun:
-    """Queue extraction of a session's new turns, unless a queued job will already see them."""
-    queued = JobRun.objects.filter(session=session, status=JobRun.Status.QUEUED).first()
+def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
+    """Queue extraction of the KB's unprocessed turns, unless a queued job will already see them."""
+    queued = JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED).first()
     if queued:
         return queued
-    job = JobRun.objects.create(
-        kb=session.kb, kind=JobRun.Kind.INGEST_MESSAGES, session=session, target=f"session {session.external_id}"
-    )
-    transaction.on_commit(lambda: async_task("memories.tasks.extract_session", job.pk, group=f"kb-{session.kb_id}"))
+    job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, target="unprocessed turns")
+    transaction.on_commit(lambda: async_task("memories.tasks.extract_pending", job.pk, group=f"kb-{kb.pk}"))
     return job
 
 
@@ -140,8 +138,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -
     """For each vector index, the id of a live memory at least ``threshold`` similar, in one query."""
     if not vectors:
         return {}
-    literals = ["[" + ",".join(f"{x:.6f}" for x in v) + "]" for v in vectors]
-    with connection.cursor() as cursor:
+    with bulk.vector_cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             """
@@ -155,7 +152,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -
                 LIMIT 1
             ) nn
             """,
-            [list(range(len(literals))), literals, kb_id],
+            [list(range(len(vectors))), vectors, kb_id],
         )
         return {idx: pk for idx, pk, distance in cursor.fetchall() if distance <= 1 - threshold}
 
@@ -178,22 +175,28 @@ def facts_apply(
     job: JobRun,
     source: str,
     source_file: str = "",
-    cursor: CursorGuard | None = None,
+    cursors: list[CursorGuard] = (),
 ) -> None:
-    """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursor."""
-    screened = [screen(f.text) for f in extraction.facts]
+    """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors."""
+    screened = screen_many([f.text for f in extraction.facts])
     facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
     job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
     # Embeddings are computed before taking the lock, in one batch.
-    vectors = embeddings.embed([s.text for _, s in facts])
+    vectors = bulk.as_vectors(embeddings.embed([s.text for _, s in facts]))
     now = timezone.now()
 
     with transaction.atomic():
         _lock_kb(kb.pk)
-        if cursor is not None:
-            session = Session.objects.select_for_update().get(pk=cursor.session_id)
-            if session.extracted_through != cursor.expected:
-                raise CursorMoved(f"session cursor is at {session.extracted_through}, expected {cursor.expected}")
+        if cursors:
+            # The cursors must still be where the extraction started, or another job applied these turns.
+            at = dict(
+                Session.objects.select_for_update()
+                .filter(pk__in=[c.session_id for c in cursors])
+                .values_list("id", "extracted_through")
+            )
+            moved = [c for c in cursors if at.get(c.session_id) != c.expected]
+            if moved:
+                raise CursorMoved(f"{len(moved)} session cursor(s) moved while extracting; result discarded")
 
         hashes = [text_hash(s.text) for _, s in facts]
         existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
@@ -231,7 +234,7 @@ def facts_apply(
             )
             new_rows.append((memory, messages, fact.supersedes))
 
-        Memory.objects.bulk_create([m for m, _, _ in new_rows])
+        bulk.memories_insert([m for m, _, _ in new_rows])
         through = Memory.source_messages.through
         links = [through(memory_id=m.pk, message_id=msg.pk) for m, msgs, _ in new_rows for msg in msgs]
         links += [through(memory_id=pk, message_id=msg.pk) for pk, msgs in extra_provenance for msg in msgs]
@@ -263,8 +266,8 @@ def facts_apply(
             ignore_conflicts=True,
         )
 
-        if cursor is not None:
-            Session.objects.filter(pk=cursor.session_id).update(extracted_through=cursor.to)
+        for guard in cursors:
+            Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
         job.tokens_in += extraction.tokens_in
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
@@ -317,54 +320,71 @@ def _fail(job: JobRun, exc: Exception) -> JobRun:
     return job
 
 
-def session_extract(*, job: JobRun) -> JobRun:
-    """Extract facts from a session's turns past its cursor, one LLM call per batch of new turns."""
-    session = job.session
-    kb = session.kb
+def _pending_batches(kb: KnowledgeBase, exclude: set[int]) -> list[tuple[CursorGuard, list[Message]]]:
+    """Unprocessed turns of the KB, as one batch (of at most EXTRACT_BATCH_TURNS) per session."""
+    pending = (
+        Message.objects.filter(kb=kb, id__gt=F("session__extracted_through"))
+        .exclude(session_id__in=exclude)
+        .select_related("session")
+        .order_by("id")[: settings.EXTRACT_SCAN_TURNS]
+    )
+    by_session: dict[int, list[Message]] = {}
+    for message in pending:
+        batch = by_session.setdefault(message.session_id, [])
+        if len(batch) < settings.EXTRACT_BATCH_TURNS:
+            batch.append(message)
+    return [
+        (CursorGuard(session_id=sid, expected=batch[0].session.extracted_through, to=batch[-1].pk), batch)
+        for sid, batch in by_session.items()
+    ]
+
+
+def _turns(messages: list[Message]) -> list[Turn]:
+    return [
+        Turn(ref=f"m{m.pk}", text=m.content, speaker=m.speaker, role=m.role, when=m.created_at, message_id=m.pk)
+        for m in messages
+    ]
+
+
+def extract_pending(*, job: JobRun) -> JobRun:
+    """Extract facts from the KB's turns past their session cursors.
+
+    With an LLM: one call per session batch of new turns, each applied on its own. Offline: all
+    pending batches are extracted and applied together, so embeddings run in large batches.
+    """
+    kb = job.kb
     job.start()
     skipped_turns = 0
-    try:
-        while True:
-            cursor = Session.objects.values_list("extracted_through", flat=True).get(pk=session.pk)
-            batch = list(
-                Message.objects.filter(session=session, id__gt=cursor).order_by("id")[: settings.EXTRACT_BATCH_TURNS]
-            )
-            if not batch:
-                break
-            job.items_read += len(batch)
-            turns = [
-                Turn(ref=f"m{m.pk}", text=m.content, speaker=m.speaker, role=m.role, when=m.created_at, message_id=m.pk)
-                for m in batch
-            ]
+    failed_sessions: set[int] = set()
+    errors: list[Exception] = []
+    while batches := _pending_batches(kb, failed_sessions):
+        groups = [[b] for b in batches] if llm.is_configured() else [batches]
+        for group in groups:
+            messages = {f"m{m.pk}": m for _, batch in group for m in batch}
+            turns = [t for _, batch in group for t in _turns(batch)]
+            job.items_read += len(turns)
             salient = [t for t in turns if is_salient(t.text)]
             skipped_turns += len(turns) - len(salient)
-            guard = CursorGuard(session_id=session.pk, expected=cursor, to=batch[-1].pk)
-            if not salient:
-                # Nothing durable: advance the cursor without an LLM call.
+            try:
+                # Nothing durable in the group: the cursors still advance, without an LLM call.
+                extraction = _extract(kb, salient) if salient else Extraction([], [], _mode())
                 facts_apply(
                     kb=kb,
-                    extraction=Extraction([], [], job.mode or _mode()),
-                    turn_messages={},
+                    extraction=extraction,
+                    turn_messages=messages,
                     job=job,
                     source="chat",
-                    cursor=guard,
+                    cursors=[guard for guard, _ in group],
                 )
-                continue
-            extraction = _extract(kb, salient)
-            facts_apply(
-                kb=kb,
-                extraction=extraction,
-                turn_messages={f"m{m.pk}": m for m in batch},
-                job=job,
-                source="chat",
-                cursor=guard,
-            )
-    except CursorMoved as exc:
-        job.detail = {**job.detail, "note": str(exc)}
-    except (llm.LLMError, embeddings.EmbeddingError) as exc:
-        job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
-        return _fail(job, exc)
+            except CursorMoved as exc:
+                job.detail = {**job.detail, "note": str(exc)}
+            except (llm.LLMError, embeddings.EmbeddingError) as exc:
+                failed_sessions.update(guard.session_id for guard, _ in group)
+                errors.append(exc)
     job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
+    if errors:
+        job.detail["failed_sessions"] = len(failed_sessions)
+        return _fail(job, errors[-1])
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
     return job
@@ -544,8 +564,8 @@ def job_retry(*, job: JobRun) -> JobRun | None:
     if job.status != JobRun.Status.FAILED:
         return None
     with transaction.atomic():
-        if job.kind == JobRun.Kind.INGEST_MESSAGES and job.session_id:
-            new = enqueue_session_extract(session=job.session)
+        if job.kind == JobRun.Kind.INGEST_MESSAGES:
+            new = enqueue_extract(kb=job.kb)
         elif job.ingest_item_id and job.ingest_item.kind == IngestItem.Kind.TEXT:
             IngestItem.objects.filter(pk=job.ingest_item_id).update(status=IngestItem.Status.PENDING, error="")
             new = enqueue_item_ingest(item=job.ingest_item)

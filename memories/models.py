@@ -476,7 +476,6 @@ class JobRun(models.Model):
     kind = models.CharField(max_length=32, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     target = models.CharField(max_length=500, blank=True, help_text="Session, file or document the job works on.")
-    session = models.ForeignKey(Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="job_runs")
     ingest_item = models.ForeignKey(
         IngestItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="job_runs"
     )

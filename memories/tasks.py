@@ -10,16 +10,16 @@ from memories.models import JobRun
 
 
 def _job(job_id: int, kind: str) -> JobRun | None:
-    job = JobRun.objects.select_related("kb__bot", "session__kb__bot", "ingest_item__kb__bot").filter(pk=job_id).first()
+    job = JobRun.objects.select_related("kb__bot", "ingest_item__kb__bot").filter(pk=job_id).first()
     # RUNNING: django-q re-delivers a task whose worker died; the cursor guard makes a re-run safe.
     if job is None or job.status not in (JobRun.Status.QUEUED, JobRun.Status.RUNNING):
         return None  # gone, or already finished by an earlier delivery of this task
     return job if job.kind == kind else None
 
 
-def extract_session(job_id: int) -> str | None:
+def extract_pending(job_id: int) -> str | None:
     job = _job(job_id, JobRun.Kind.INGEST_MESSAGES)
-    return ingest.session_extract(job=job).status if job else None
+    return ingest.extract_pending(job=job).status if job else None
 
 
 def ingest_item(job_id: int) -> str | None:
@@ -42,3 +42,14 @@ def embed_missing(kb_id: int | None = None) -> int:
 
 def enqueue_embed_missing(*, kb_id: int | None) -> None:
     transaction.on_commit(lambda: async_task("memories.tasks.embed_missing", kb_id, group=f"embed-{kb_id}"))
+
+
+def warm_up(hold_seconds: float = 0.0) -> str:
+    """Load the embedding model in this worker process (optionally keep the worker busy a moment)."""
+    import time
+
+    from memories import embeddings
+
+    embeddings.embed(["warming up the embedding model"])
+    time.sleep(hold_seconds)
+    return embeddings.get_embedder().name

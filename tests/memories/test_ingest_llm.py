@@ -259,6 +259,6 @@ def test_a_result_for_turns_another_job_already_applied_is_discarded(api, kb, fa
             turn_messages={},
             job=job,
             source="chat",
-            cursor=ingest.CursorGuard(session_id=session.pk, expected=0, to=last),
+            cursors=[ingest.CursorGuard(session_id=session.pk, expected=0, to=last)],
         )
     assert Memory.objects.count() == 0

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks [ingest|recall|latency]` (default: all), figures printed."""

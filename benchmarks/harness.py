@@ -1,0 +1,234 @@
+"""Runs the real product (gunicorn + qcluster on the embedded PostgreSQL) in a separate
+benchmark database, and feeds it LoCoMo through the REST API like a bot would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_dev.json"
+
+
+def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict:
+    """Environment of the benchmark: its own database and data folder, offline mode."""
+    env = {
+        "EMBEDDED_DB_NAME": db_name,
+        "KBSITE_DATA_DIR": str(ROOT / "var" / f"{db_name}-data"),
+        "LLM_BASE_URL": "",
+        "LLM_MODEL": "",
+        "WORKERS": str(workers or int(os.environ.get("WORKERS", "2"))),
+        "DJANGO_SETTINGS_MODULE": "kbsite.settings",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    os.environ.update(env)
+    os.environ.pop("DATABASE_URL", None)
+    import django
+
+    django.setup()
+    return env
+
+
+def reset_database() -> None:
+    from django.core.management import call_command
+
+    from memories.schedules import ensure_schedules
+
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("flush", interactive=False, verbosity=0)
+    ensure_schedules()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Product:
+    """gunicorn + qcluster as child processes, stopped on exit."""
+
+    def __init__(self, env: dict, web_workers: int = 2, with_workers: bool = True):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = {**os.environ, **env}
+        self.log = open(ROOT / "var" / "bench-product.log", "w")  # noqa: SIM115
+        self.procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "kbsite.wsgi:application",
+                    "--bind",
+                    f"127.0.0.1:{self.port}",
+                    "--workers",
+                    str(web_workers),
+                    "--timeout",
+                    "300",
+                ],
+                cwd=ROOT,
+                env=full_env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+            )
+        ]
+        if with_workers:
+            self.procs.append(
+                subprocess.Popen(
+                    [sys.executable, "manage.py", "qcluster"],
+                    cwd=ROOT,
+                    env=full_env,
+                    stdout=self.log,
+                    stderr=subprocess.STDOUT,
+                )
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                requests.get(f"{self.url}/admin/login/", timeout=2)
+                return
+            except requests.ConnectionError:
+                time.sleep(0.2)
+        raise RuntimeError("product did not start; see var/bench-product.log")
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.send_signal(signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        self.log.close()
+
+
+def make_bot(name: str = "bench") -> str:
+    from memories.models import Bot
+
+    bot, _ = Bot.objects.get_or_create(name=name)
+    return bot.issue_key()[1]
+
+
+def parse_locomo_date(text: str) -> str:
+    """'1:56 pm on 8 May, 2023' -> ISO 8601 (UTC)."""
+    moment = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+    return moment.strftime("%Y-%m-%dT%H:%M:00Z")
+
+
+def locomo() -> list[dict]:
+    return json.loads(LOCOMO.read_text())
+
+
+def conversation_sessions(sample: dict) -> list[tuple[str, str, list[dict]]]:
+    """(session key, ISO date, turns) in order."""
+    conv = sample["conversation"]
+    keys = sorted(
+        (k for k in conv if k.startswith("session_") and not k.endswith("date_time")),
+        key=lambda k: int(k.split("_")[1]),
+    )
+    return [(k, parse_locomo_date(conv[f"{k}_date_time"]), conv[k]) for k in keys if conv[k]]
+
+
+def kb_name(sample: dict) -> str:
+    return "locomo-" + sample["sample_id"].lower().replace("_", "-")
+
+
+def post_conversation(api_url: str, key: str, sample: dict) -> int:
+    """Create the conversation's KB and post its sessions as the API's messages. Returns turns posted."""
+    headers = {"Authorization": f"Bearer {key}"}
+    kb = kb_name(sample)
+    response = requests.post(f"{api_url}/api/v1/kbs/", json={"name": kb}, headers=headers, timeout=60)
+    assert response.status_code in (201, 400), response.text
+    posted = 0
+    for session, date, turns in conversation_sessions(sample):
+        messages = [
+            {
+                "external_id": t["dia_id"],
+                "role": "user",
+                "speaker": t["speaker"],
+                "content": t["text"],
+                "created_at": date,
+            }
+            for t in turns
+        ]
+        response = requests.post(
+            f"{api_url}/api/v1/kbs/{kb}/messages/",
+            json={"session_id": f"{sample['sample_id']}-{session}", "messages": messages},
+            headers=headers,
+            timeout=120,
+        )
+        assert response.status_code == 202, response.text
+        posted += len(messages)
+    return posted
+
+
+def wait_until_processed(timeout: float = 3600) -> None:
+    """Until no turn is past its cursor and no job is queued or running."""
+    from django.db import connection
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """SELECT
+                     (SELECT count(*) FROM memories_message m JOIN memories_session s ON s.id = m.session_id
+                       WHERE m.id > s.extracted_through),
+                     (SELECT count(*) FROM memories_jobrun WHERE status IN ('queued', 'running'))"""
+            )
+            pending, jobs = cursor.fetchone()
+        if pending == 0 and jobs == 0:
+            return
+        time.sleep(0.2)
+    raise TimeoutError("ingestion did not finish")
+
+
+def failed_jobs() -> int:
+    from memories.models import JobRun
+
+    return JobRun.objects.filter(status="failed").count()
+
+
+def cpu_seconds_by_role() -> dict[str, float]:
+    """CPU seconds used so far by the processes on this machine, grouped by role."""
+    import psutil
+
+    totals: dict[str, float] = {}
+    for proc in psutil.process_iter(["name", "cmdline", "cpu_times"]):
+        cmd = " ".join(proc.info["cmdline"] or [])
+        if "postgres" in (proc.info["name"] or ""):
+            role = "postgres"
+        elif "gunicorn" in cmd:
+            role = "web"
+        elif "qcluster" in cmd:
+            role = "workers"
+        elif "benchmarks" in cmd:
+            role = "benchmark"
+        else:
+            continue
+        times = proc.info["cpu_times"]
+        if times:
+            totals[role] = totals.get(role, 0.0) + times.user + times.system
+            if os.environ.get("BENCH_DEBUG"):
+                totals[f"{role}:{proc.pid}"] = times.user + times.system
+    return totals
+
+
+def warm_up_workers(workers: int) -> None:
+    """Every worker process loads the embedding model before the clock starts."""
+    from django_q.tasks import async_task, result
+
+    ids = [async_task("memories.tasks.warm_up", 3.0) for _ in range(workers)]
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not all(result(i) for i in ids):
+        time.sleep(0.2)
