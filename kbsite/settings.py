@@ -195,7 +195,7 @@ LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
 # Turns per extraction call, live facts shown to the model, and inbox polling.
 EXTRACT_BATCH_TURNS = env_int("EXTRACT_BATCH_TURNS", 40, minimum=1)
 # Offline, up to this many pending turns (across sessions) are extracted and embedded together.
-EXTRACT_SCAN_TURNS = env_int("EXTRACT_SCAN_TURNS", 512, minimum=1)
+EXTRACT_SCAN_TURNS = env_int("EXTRACT_SCAN_TURNS", 1024, minimum=1)
 EXTRACT_LIVE_FACTS = env_int("EXTRACT_LIVE_FACTS", 60, minimum=0)
 MAX_MESSAGES_PER_REQUEST = env_int("MAX_MESSAGES_PER_REQUEST", 1000, minimum=1)
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 32000, minimum=100)
@@ -215,7 +215,7 @@ EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
 # The vector columns are created with this many dimensions; an OpenAI-compatible
 # model must be asked for (or natively produce) the same number.
 EMBEDDING_DIMENSIONS = 384
-EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # CPU threads for the local model in each process; by default the cores are shared among the job workers.
 EMBEDDING_THREADS = env_int(
     "EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // env_int("WORKERS", 2, minimum=1)), minimum=1

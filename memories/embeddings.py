@@ -45,7 +45,7 @@ class LocalEmbedder:
                 self._model = SentenceTransformer(str(get_model_path()), device="cpu")
         return self._model
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, texts: Sequence[str]) -> list:
         if not texts:
             return []
         model = self._load()
@@ -56,7 +56,14 @@ class LocalEmbedder:
             convert_to_numpy=True,
             show_progress_bar=False,
         )
-        return [v.tolist() for v in vectors]
+        return list(vectors)
+
+    def warm_up(self) -> None:
+        """Run the model once at every sequence length it will meet, so that the first real batches
+        do not pay for preparing the CPU kernels of each new input shape."""
+        model = self._load()
+        for words in range(2, 130, 4):
+            model.encode([" ".join(["memory"] * words)] * 4, batch_size=4, show_progress_bar=False)
 
 
 class OpenAIEmbedder:
@@ -106,6 +113,13 @@ def get_embedder():
     return LocalEmbedder()
 
 
-def embed(texts: Sequence[str]) -> list[list[float]]:
-    """Embed many texts in batches with the configured backend."""
+def embed(texts: Sequence[str]) -> list:
+    """Embed many texts in batches with the configured backend (one vector per text)."""
     return get_embedder().embed(texts)
+
+
+def warm_up() -> None:
+    """Prepare the configured backend (load the local model and its kernels)."""
+    embedder = get_embedder()
+    if hasattr(embedder, "warm_up"):
+        embedder.warm_up()

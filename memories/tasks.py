@@ -50,6 +50,6 @@ def warm_up(hold_seconds: float = 0.0) -> str:
 
     from memories import embeddings
 
-    embeddings.embed(["warming up the embedding model"])
+    embeddings.warm_up()
     time.sleep(hold_seconds)
     return embeddings.get_embedder().name
