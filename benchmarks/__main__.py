@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-BENCHMARKS = ["ingest"]
+BENCHMARKS = ["ingest", "recall"]
 
 
 def main(argv: list[str]) -> None:

@@ -113,10 +113,48 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     ]
     list_filter = ["always_on", "is_active", "bot"]
     search_fields = ["name", "bot__name", "description"]
+    change_list_template = "admin/memories/knowledgebase/change_list.html"
     readonly_fields = ["created_at", "updated_at", "folder_path"]
 
     def get_queryset(self, request):
         return selectors.kb_list_with_counts()
+
+    def get_urls(self):
+        from django.urls import path
+
+        return [
+            path("recall/", self.admin_site.admin_view(self.recall_console), name="memories_knowledgebase_recall"),
+            *super().get_urls(),
+        ]
+
+    def recall_console(self, request):
+        """Type a query for a KB and see exactly what a bot would get, with scores, signals and sources."""
+        from django.template.response import TemplateResponse
+
+        from memories.forms import RecallConsoleForm
+        from memories.recall import recall
+
+        form = RecallConsoleForm(request.GET or None)
+        results, used = None, 0
+        if form.is_valid():
+            data = form.cleaned_data
+            results = recall(
+                kbs=[data["kb"]],
+                query=data["query"],
+                k=data["k"],
+                budget_chars=data.get("budget_chars"),
+                as_of=data.get("as_of"),
+            )
+            used = sum(len(h.text) for h in results)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Recall console",
+            "form": form,
+            "results": results,
+            "used_chars": used,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/memories/recall_console.html", context)
 
     @admin.display(description="folder on disk")
     def folder_path(self, obj):

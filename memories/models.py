@@ -324,6 +324,19 @@ class Memory(models.Model):
     def is_live(self) -> bool:
         return self.valid_to is None
 
+    def sources(self) -> list[dict]:
+        """Provenance: the messages, document chunk or file it came from (uses prefetched relations)."""
+        found: list[dict] = [
+            {"type": "message", "session_id": m.session.external_id, "external_id": m.external_id}
+            for m in self.source_messages.all()
+        ]
+        if self.source_chunk_id:
+            chunk = self.source_chunk
+            found.append({"type": "document", "document": chunk.document.slug, "chunk": chunk.ordinal})
+        if self.source_file:
+            found.append({"type": "file", "file": self.source_file})
+        return found
+
     def retire(self, *, reason: str, superseded_by: Memory | None = None) -> bool:
         """Retire this fact (never delete). Returns False if it was already retired.
 

@@ -73,20 +73,6 @@ class MemorySourceSerializer(serializers.Serializer):
     file = serializers.CharField(required=False)
 
 
-def memory_sources(memory: Memory) -> list[dict]:
-    """Provenance of a memory, from prefetched relations (no extra queries)."""
-    sources: list[dict] = [
-        {"type": "message", "session_id": m.session.external_id, "external_id": m.external_id}
-        for m in memory.source_messages.all()
-    ]
-    if memory.source_chunk_id:
-        chunk = memory.source_chunk
-        sources.append({"type": "document", "document": chunk.document.slug, "chunk": chunk.ordinal})
-    if memory.source_file:
-        sources.append({"type": "file", "file": memory.source_file})
-    return sources
-
-
 class MemorySerializer(serializers.ModelSerializer):
     live = serializers.BooleanField(source="is_live", read_only=True)
     sources = serializers.SerializerMethodField()
@@ -133,7 +119,7 @@ class MemorySerializer(serializers.ModelSerializer):
 
     @extend_schema_field(MemorySourceSerializer(many=True))
     def get_sources(self, memory: Memory) -> list[dict]:
-        return memory_sources(memory)
+        return memory.sources()
 
     def validate_entities(self, value: list[str]) -> list[str]:
         return sorted({v.strip().lower() for v in value if v.strip()})
@@ -200,3 +186,71 @@ class IngestAcceptedSerializer(serializers.Serializer):
     item_id = serializers.IntegerField()
     job_id = serializers.IntegerField()
     status = serializers.CharField()
+
+
+RECALL_KINDS = [*Memory.Kind.values, "insight"]
+
+
+class RecallInSerializer(serializers.Serializer):
+    query = serializers.CharField(max_length=2000)
+    k = serializers.IntegerField(min_value=1, max_value=100, default=10)
+    budget_chars = serializers.IntegerField(min_value=50, max_value=200_000, required=False)
+    session_id = serializers.CharField(max_length=200, required=False, help_text="The caller's current session.")
+    exclude_session = serializers.BooleanField(
+        default=False, help_text="Leave out memories drawn from session_id's own turns."
+    )
+    kinds = serializers.ListField(child=serializers.ChoiceField(choices=RECALL_KINDS), required=False, max_length=10)
+    as_of = serializers.DateTimeField(required=False, help_text="Answer with the facts that were live at this time.")
+
+    def validate(self, data):
+        if data.get("exclude_session") and not data.get("session_id"):
+            raise serializers.ValidationError({"session_id": "exclude_session needs the session_id to exclude."})
+        return data
+
+
+class HitSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    type = serializers.ChoiceField(choices=["memory", "insight"])
+    kb = serializers.CharField()
+    text = serializers.CharField()
+    kind = serializers.CharField()
+    score = serializers.FloatField()
+    signals = serializers.ListField(child=serializers.CharField())
+    sources = serializers.ListField(child=serializers.DictField())
+    created_at = serializers.DateTimeField()
+    valid_from = serializers.DateTimeField(allow_null=True)
+
+
+class RecallOutSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    used_chars = serializers.IntegerField()
+    results = HitSerializer(many=True)
+
+
+class AskInSerializer(serializers.Serializer):
+    question = serializers.CharField(max_length=2000)
+    k = serializers.IntegerField(min_value=1, max_value=50, default=8)
+    budget_chars = serializers.IntegerField(min_value=200, max_value=50_000, default=4000)
+    session_id = serializers.CharField(max_length=200, required=False)
+
+
+class AskOutSerializer(serializers.Serializer):
+    answer = serializers.CharField()
+    citations = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the memories used.")
+    mode = serializers.CharField()
+    memories = HitSerializer(many=True, help_text="What the answer was drawn from.")
+
+
+class ContextInSerializer(serializers.Serializer):
+    query = serializers.CharField(max_length=2000)
+    session_id = serializers.CharField(max_length=200, required=False)
+    budget_chars = serializers.IntegerField(min_value=100, max_value=100_000, default=4000)
+
+
+class ContextOutSerializer(serializers.Serializer):
+    context = serializers.CharField(help_text="A system-prompt block; empty when nothing relevant is remembered.")
+    knowledge_bases = serializers.ListField(child=serializers.CharField())
+    memories = HitSerializer(many=True)
+    insights = HitSerializer(many=True)
+    documents = serializers.ListField(child=serializers.DictField())
+    used_chars = serializers.IntegerField()

@@ -8,10 +8,16 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from memories import ingest, selectors, services
+from memories import answers, context, ingest, recall, selectors, services
 from memories.api.serializers import (
+    AskInSerializer,
+    AskOutSerializer,
     ClearResultSerializer,
+    ContextInSerializer,
+    ContextOutSerializer,
+    HitSerializer,
     IngestAcceptedSerializer,
     IngestTextSerializer,
     InsightSerializer,
@@ -19,6 +25,8 @@ from memories.api.serializers import (
     MemorySerializer,
     MessagesAcceptedSerializer,
     MessagesInSerializer,
+    RecallInSerializer,
+    RecallOutSerializer,
     RetireSerializer,
 )
 from memories.filtersets import MemoryFilterSet
@@ -83,6 +91,48 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         item = ingest.text_receive(kb=kb, **params.validated_data)
         job = item.job_runs.order_by("-id").first()
         return Response({"item_id": item.pk, "job_id": job.pk, "status": item.status}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=RecallInSerializer, responses=RecallOutSerializer)
+    @action(detail=True, methods=["post"])
+    def recall(self, request, name=None):
+        """Hybrid recall (full text + vector, RRF), packed under budget_chars, with scores, signals and sources."""
+        kb = selectors.kb_get(bot=request.user, name=name)
+        params = RecallInSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        hits = recall.recall(
+            kbs=[kb],
+            query=data["query"],
+            k=data["k"],
+            budget_chars=data.get("budget_chars"),
+            exclude_session=data["session_id"] if data["exclude_session"] else None,
+            kinds=data.get("kinds"),
+            as_of=data.get("as_of"),
+        )
+        return Response(
+            {
+                "query": data["query"],
+                "used_chars": sum(len(h.text) for h in hits),
+                "results": HitSerializer(hits, many=True).data,
+            }
+        )
+
+    @extend_schema(request=AskInSerializer, responses=AskOutSerializer)
+    @action(detail=True, methods=["post"])
+    def ask(self, request, name=None):
+        """Answer a question from this KB's memories, citing the memory ids used."""
+        kb = selectors.kb_get(bot=request.user, name=name)
+        params = AskInSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        result = answers.kb_ask(kb=kb, **params.validated_data)
+        return Response(
+            {
+                "answer": result.answer,
+                "citations": result.citations,
+                "mode": result.mode,
+                "memories": HitSerializer(result.memories, many=True).data,
+            }
+        )
 
     @extend_schema(request=None, responses=ClearResultSerializer)
     @action(detail=True, methods=["post"])
@@ -175,4 +225,24 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
             Consolidation.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
             .prefetch_related(Prefetch("memories", queryset=Memory.objects.only("id")))
             .order_by("-created_at", "-id")
+        )
+
+
+class ContextView(APIView):
+    """The memory-context block for the bot's next LLM call, across all its always-on KBs."""
+
+    @extend_schema(parameters=[ContextInSerializer], responses=ContextOutSerializer)
+    def get(self, request):
+        params = ContextInSerializer(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        block = context.context_build(bot=request.user, **params.validated_data)
+        return Response(
+            {
+                "context": block.text,
+                "knowledge_bases": block.kbs,
+                "memories": HitSerializer(block.memories, many=True).data,
+                "insights": HitSerializer(block.insights, many=True).data,
+                "documents": block.documents,
+                "used_chars": block.used_chars,
+            }
         )

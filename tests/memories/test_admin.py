@@ -105,3 +105,22 @@ def test_new_bot_key_is_shown_once(admin_client):
     key = ApiKey.objects.get(bot__name="helper")
     assert key.hashed_key == ApiKey.hash(plain)
     assert plain not in admin_client.get(reverse("admin:memories_apikey_change", args=[key.pk])).content.decode()
+
+
+def test_recall_console_shows_what_a_bot_would_get(admin_client):
+    """The operator's recall console lists results with score, signals and sources."""
+    from memories.services import memories_embed_missing
+
+    kb = KnowledgeBaseFactory(name="notes")
+    message = MessageFactory(session=SessionFactory(kb=kb, external_id="s1"), external_id="m1")
+    memory = MemoryFactory(kb=kb, text="Alice adopted a golden retriever named Max.")
+    memory.source_messages.add(message)
+    memories_embed_missing()
+    response = admin_client.get(
+        reverse("admin:memories_knowledgebase_recall"),
+        {"kb": kb.pk, "query": "Alice dog", "k": 5, "budget_chars": 2000},
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Alice adopted a golden retriever named Max." in page and "s1 / m1" in page and "vector" in page
+    assert admin_client.get(reverse("admin:memories_knowledgebase_recall"), {"kb": kb.pk, "k": 0}).status_code == 200

@@ -1,0 +1,108 @@
+"""Hybrid search over document chunks: full text + vector, fused with RRF, with highlighted snippets."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db import transaction
+
+from memories import bulk, embeddings
+from memories.models import FTS_CONFIG, KnowledgeBase
+from memories.recall import RRF_K, text_query
+
+CANDIDATES = 50
+
+
+def chunks_search(
+    *,
+    kbs: list[KnowledgeBase],
+    query: str,
+    limit: int = 5,
+    doc_types: list[str] | None = None,
+    namespaces: list[str] | None = None,
+    exclude_session: str | None = None,
+    query_vector=None,
+    budget_chars: int | None = None,
+) -> list[dict]:
+    """Best chunks of the KBs' present documents for ``query``, best first."""
+    if not kbs:
+        return []
+    if query_vector is None:
+        query_vector = bulk.as_vectors(embeddings.embed([query]))[0]
+    clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
+    params: list = [[kb.pk for kb in kbs]]
+    if doc_types:
+        clauses.append("d.doc_type = ANY(%s)")
+        params.append(doc_types)
+    if namespaces:
+        clauses.append("d.namespace = ANY(%s)")
+        params.append(namespaces)
+    if exclude_session:
+        # Archived conversations of the caller's own session are not "past conversations".
+        clauses.append("COALESCE(d.metadata->>'session_id', '') <> %s")
+        params.append(exclude_session)
+    scope = " AND ".join(clauses)
+    tsquery = text_query(query)
+    scores: dict[int, float] = defaultdict(float)
+    signals: dict[int, list[str]] = defaultdict(list)
+    similarity: dict[int, float] = {}
+    with transaction.atomic(), bulk.vector_cursor() as cursor:
+        if tsquery:
+            cursor.execute(
+                f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id,
+                    websearch_to_tsquery(%s, %s) q
+                    WHERE c.search_vector @@ q AND {scope}
+                    ORDER BY ts_rank_cd(c.search_vector, q, 1) DESC, c.id LIMIT %s""",
+                [FTS_CONFIG, tsquery, *params, CANDIDATES],
+            )
+            for rank, (pk,) in enumerate(cursor.fetchall()):
+                scores[pk] += 1.0 / (RRF_K + rank + 1)
+                signals[pk].append("fts")
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            f"""SELECT c.id, 1 - (c.embedding <=> %s) FROM knowledge_chunk c
+                JOIN knowledge_document d ON d.id = c.document_id
+                WHERE c.embedding IS NOT NULL AND {scope}
+                ORDER BY c.embedding <=> %s LIMIT %s""",
+            [query_vector, *params, query_vector, CANDIDATES],
+        )
+        for rank, (pk, sim) in enumerate(cursor.fetchall()):
+            scores[pk] += 1.0 / (RRF_K + rank + 1)
+            signals[pk].append("vector")
+            similarity[pk] = float(sim)
+        ranked = sorted(scores, key=lambda pk: -scores[pk])[: max(limit * 3, limit)]
+        if not ranked:
+            return []
+        cursor.execute(
+            """SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata,
+                      ts_headline(%s, c.text, websearch_to_tsquery(%s, %s),
+                                  'StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10')
+               FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ANY(%s)""",
+            [FTS_CONFIG, FTS_CONFIG, tsquery or query, ranked],
+        )
+        rows = {row[0]: row for row in cursor.fetchall()}
+    results, used = [], 0
+    for pk in ranked:
+        row = rows[pk]
+        if budget_chars is not None and used + len(row[2]) > budget_chars:
+            continue
+        used += len(row[2])
+        results.append(
+            {
+                "chunk_id": pk,
+                "chunk": row[1],
+                "text": row[2],
+                "document": row[3],
+                "title": row[4],
+                "doc_type": row[5],
+                "namespace": row[6],
+                "metadata": row[7],
+                "snippet": row[8],
+                "score": scores[pk],
+                "signals": signals[pk],
+                "similarity": similarity.get(pk, 0.0),
+            }
+        )
+        if len(results) >= limit:
+            break
+    return results

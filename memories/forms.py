@@ -1,0 +1,15 @@
+"""Forms of the operators' pages."""
+
+from __future__ import annotations
+
+from django import forms
+
+from memories.models import KnowledgeBase
+
+
+class RecallConsoleForm(forms.Form):
+    kb = forms.ModelChoiceField(queryset=KnowledgeBase.objects.all(), label="Knowledge base")
+    query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80}))
+    k = forms.IntegerField(min_value=1, max_value=100, initial=10)
+    budget_chars = forms.IntegerField(min_value=50, max_value=200_000, required=False, initial=2000)
+    as_of = forms.DateTimeField(required=False, help_text="Optional: recall as of this time (YYYY-MM-DD HH:MM).")

@@ -1,0 +1,396 @@
+"""Hybrid recall: what a bot gets back for a query.
+
+Direct relevance comes from two ranked lists over the KB's live, non-quarantined
+memories (and insights): PostgreSQL full text (``websearch_to_tsquery``, with the
+seed's memory stopwords removed) and pgvector cosine KNN. They are fused with
+weighted Reciprocal Rank Fusion (k=60) and lightly kind-weighted. 1-hop graph
+neighbours and recent memories are tail supplements: scored below every direct
+match, they only fill what the budget leaves. Results are packed in rank order
+under a character budget, each with the signals that found it and its sources.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import Prefetch
+
+from memories import bulk, embeddings
+from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory, Message
+
+RRF_K = 60
+FTS_WEIGHT = float(os.environ.get("RECALL_FTS_WEIGHT", 3.0))
+VECTOR_WEIGHT = float(os.environ.get("RECALL_VECTOR_WEIGHT", 3.0))
+CONTEXT_WEIGHT = float(os.environ.get("RECALL_CONTEXT_WEIGHT", 1.5))
+CONTEXT_SEEDS = int(os.environ.get("RECALL_CONTEXT_SEEDS", 20))
+KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.1}
+CANDIDATES = 60
+VECTOR_MIN_SIMILARITY = float(os.environ.get("RECALL_VECTOR_MIN_SIMILARITY", 0.2))
+# Document frequencies are counted up to this many rows (enough to tell rare words from common ones).
+DF_CAP = 5000
+BM25_K1 = float(os.environ.get("RECALL_BM25_K1", 1.2))
+BM25_B = float(os.environ.get("RECALL_BM25_B", 0.75))
+# Seed 001: words in almost every fact, or carrying no retrieval signal, never go into the text query.
+STOPWORDS = frozenset(
+    """the a an of to in on at for and or is are was were be been being do does did how what where when which who
+    whom whose why this that these those it its use uses used user users project projects right now
+    i me my you your he she his her we our they them their""".split()
+)
+WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
+
+
+@dataclass
+class Hit:
+    """One recalled memory or insight."""
+
+    id: int
+    type: str  # "memory" | "insight"
+    text: str
+    kind: str
+    score: float = 0.0
+    signals: list[str] = field(default_factory=list)
+    sources: list[dict] = field(default_factory=list)
+    created_at: datetime | None = None
+    valid_from: datetime | None = None
+    similarity: float | None = None
+    kb: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"{'m' if self.type == 'memory' else 'i'}{self.id}"
+
+
+def text_query(query: str) -> str:
+    """The query's informative words joined with OR, for websearch_to_tsquery (any word may match)."""
+    words = [w.lower().strip("'-") for w in WORD.findall(query)]
+    kept = [w for w in words if w and w not in STOPWORDS and len(w) > 1]
+    seen: list[str] = []
+    for w in kept:
+        if w not in seen:
+            seen.append(w)
+    return " or ".join(seen[:32])
+
+
+def _scope_sql(
+    *,
+    table: str,
+    kb_ids: list[int],
+    as_of: datetime | None,
+    kinds: list[str] | None,
+    exclude_session: str | None,
+    params: list,
+) -> str:
+    """WHERE clause shared by both lists: KB, life span, quarantine, kinds, excluded session."""
+    clauses = [f"{table}.kb_id = ANY(%s)"]
+    params.append(kb_ids)
+    if table == "memories_memory":
+        clauses.append("NOT memories_memory.quarantined")
+        if as_of is not None:
+            clauses.append(
+                "memories_memory.created_at <= %s AND (memories_memory.valid_to IS NULL OR "
+                "memories_memory.valid_to > %s)"
+            )
+            params += [as_of, as_of]
+        else:
+            clauses.append("memories_memory.valid_to IS NULL")
+        if kinds:
+            clauses.append("memories_memory.kind = ANY(%s)")
+            params.append(kinds)
+        if exclude_session:
+            # Memories drawn only from the excluded session's own turns are left out.
+            clauses.append(
+                """NOT EXISTS (SELECT 1 FROM memories_memory_source_messages l
+                   JOIN memories_message msg ON msg.id = l.message_id
+                   JOIN memories_session s ON s.id = msg.session_id
+                   WHERE l.memory_id = memories_memory.id AND s.external_id = %s)"""
+            )
+            params.append(exclude_session)
+    else:
+        if as_of is not None:
+            clauses.append(
+                "memories_consolidation.created_at <= %s AND (memories_consolidation.valid_to IS NULL "
+                "OR memories_consolidation.valid_to > %s)"
+            )
+            params += [as_of, as_of]
+        else:
+            clauses.append("memories_consolidation.valid_to IS NULL")
+    return " AND ".join(clauses)
+
+
+def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) -> list[int]:
+    """Rows matching any informative query word, ranked BM25-style: each matched word counts by its rarity
+    in the KB (IDF), so a name that is in half the conversation weighs less than the word that matters."""
+    terms = [t for t in tsquery.split(" or ") if t]
+    if not terms:
+        return []
+    with connection.cursor() as cursor:
+        # Document frequency of each word in scope, counted up to a cap (cheap even on large KBs).
+        cursor.execute(
+            f"""SELECT t.term, t.q::text, (SELECT count(*) FROM (SELECT 1 FROM {table}
+                       WHERE {table}.search_vector @@ t.q AND {scope} LIMIT %s) capped)
+                FROM (SELECT term, websearch_to_tsquery(%s, term) AS q FROM unnest(%s::text[]) AS term) t""",
+            [*params, DF_CAP, FTS_CONFIG, terms],
+        )
+        stats = [(term, q, df) for term, q, df in cursor.fetchall() if q and df]
+        if not stats:
+            return []
+        cursor.execute(
+            f"""SELECT count(*), avg(length(s)) FROM (SELECT {table}.search_vector s FROM {table} WHERE {scope}
+                LIMIT %s) n""",
+            [*params, DF_CAP],
+        )
+        total, avg_length = cursor.fetchone()
+        total, avg_length = max(total, 1), float(avg_length or 1.0)
+        weighted = [(q, math.log(1 + (total - df + 0.5) / (df + 0.5))) for _, q, df in stats]
+        # BM25 with tf = 1 per matched word: IDF, saturated and normalised by the memory's length.
+        score = " + ".join(f"(CASE WHEN {table}.search_vector @@ %s::tsquery THEN %s ELSE 0 END)" for _ in weighted)
+        score_params = [v for q, w in weighted for v in (q, w * (BM25_K1 + 1))]
+        any_query = " | ".join(f"({q})" for q, _ in weighted)
+        cursor.execute(
+            f"""SELECT {table}.id FROM {table}
+                WHERE {table}.search_vector @@ %s::tsquery AND {scope}
+                ORDER BY ({score}) / (1 + %s * (1 - %s + %s * length({table}.search_vector) / %s)) DESC,
+                         {table}.id DESC
+                LIMIT %s""",
+            [any_query, *params, *score_params, BM25_K1, BM25_B, BM25_B, avg_length, limit],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _vector_ranked(table: str, vector, scope: str, params: list, limit: int) -> list[tuple[int, float]]:
+    sql = f"""
+        SELECT {table}.id, 1 - ({table}.embedding <=> %s) AS similarity FROM {table}
+        WHERE {table}.embedding IS NOT NULL AND {scope}
+        ORDER BY {table}.embedding <=> %s
+        LIMIT %s"""
+    with bulk.vector_cursor() as cursor:
+        # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
+        # enough rows pass the KB filter (pgvector 0.8).
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(limit, 40))}")
+        cursor.execute(sql, [vector, *params, vector, limit])
+        # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
+        return [(row[0], float(row[1])) for row in cursor.fetchall() if row[1] >= VECTOR_MIN_SIMILARITY]
+
+
+def recall(
+    *,
+    kbs: list[KnowledgeBase],
+    query: str,
+    k: int = 10,
+    budget_chars: int | None = None,
+    exclude_session: str | None = None,
+    kinds: list[str] | None = None,
+    as_of: datetime | None = None,
+    include_insights: bool = True,
+    supplements: bool = True,
+    query_vector=None,
+) -> list[Hit]:
+    """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``."""
+    kb_ids = [kb.pk for kb in kbs]
+    kb_names = {kb.pk: kb.name for kb in kbs}
+    if query_vector is None:
+        query_vector = bulk.as_vectors(embeddings.embed([query]))[0]
+    tsquery = text_query(query)
+    memory_kinds = [x for x in kinds or [] if x != "insight"] or None
+    want_memories = not kinds or bool(memory_kinds)
+    want_insights = include_insights and (not kinds or "insight" in kinds) and not exclude_session
+
+    scores: dict[tuple[str, int], float] = defaultdict(float)
+    signals: dict[tuple[str, int], list[str]] = defaultdict(list)
+    similarity: dict[tuple[str, int], float] = {}
+
+    from django.db import transaction
+
+    with transaction.atomic():
+        for table, type_, wanted in (
+            ("memories_memory", "memory", want_memories),
+            ("memories_consolidation", "insight", want_insights),
+        ):
+            if not wanted:
+                continue
+            params: list = []
+            scope = _scope_sql(
+                table=table,
+                kb_ids=kb_ids,
+                as_of=as_of,
+                kinds=memory_kinds,
+                exclude_session=exclude_session,
+                params=params,
+            )
+            for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES)):
+                scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
+                signals[(type_, pk)].append("fts")
+            for rank, (pk, sim) in enumerate(_vector_ranked(table, query_vector, scope, params, CANDIDATES)):
+                scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
+                signals[(type_, pk)].append("vector")
+                similarity[(type_, pk)] = sim
+
+    if want_memories and CONTEXT_WEIGHT:
+        _add_conversation_context(
+            scores, signals, kb_ids, as_of=as_of, kinds=memory_kinds, exclude_session=exclude_session
+        )
+
+    hits = _load_hits(scores.keys(), kb_names)
+    for key, hit in hits.items():
+        hit.score = scores[key] * KIND_WEIGHT.get(hit.kind, 1.0)
+        hit.signals = signals[key]
+        hit.similarity = similarity.get(key)
+    direct = sorted(hits.values(), key=lambda h: (-h.score, -h.id))
+
+    if supplements and want_memories and direct:
+        direct += _supplements(
+            direct, kb_ids, kb_names, as_of=as_of, kinds=memory_kinds, exclude_session=exclude_session, limit=k
+        )
+    return pack(direct, k=k, budget_chars=budget_chars)
+
+
+def _add_conversation_context(scores, signals, kb_ids, *, as_of, kinds, exclude_session) -> None:
+    """The turns right before and after a strongly matching turn of the same conversation.
+
+    An answer is often split across a question and its reply; the neighbours of the best
+    direct matches are fused in as a third, lighter ranked list ("context").
+    """
+    ranked = sorted((key for key in scores if key[0] == "memory"), key=lambda key: -scores[key])[:CONTEXT_SEEDS]
+    if not ranked:
+        return
+    params: list = []
+    scope = _scope_sql(
+        table="memories_memory", kb_ids=kb_ids, as_of=as_of, kinds=kinds, exclude_session=exclude_session, params=params
+    )
+    sql = f"""
+        WITH src AS (
+            SELECT l.memory_id AS hit, msg.session_id, msg.id AS mid
+            FROM memories_memory_source_messages l JOIN memories_message msg ON msg.id = l.message_id
+            WHERE l.memory_id = ANY(%s)
+        )
+        SELECT DISTINCT src.hit, l2.memory_id
+        FROM src
+        CROSS JOIN LATERAL (
+            (SELECT m.id FROM memories_message m WHERE m.session_id = src.session_id AND m.id < src.mid
+             ORDER BY m.id DESC LIMIT 1)
+            UNION ALL
+            (SELECT m.id FROM memories_message m WHERE m.session_id = src.session_id AND m.id > src.mid
+             ORDER BY m.id ASC LIMIT 1)
+        ) adj
+        JOIN memories_memory_source_messages l2 ON l2.message_id = adj.id
+        JOIN memories_memory ON memories_memory.id = l2.memory_id
+        WHERE l2.memory_id <> src.hit AND {scope}"""
+    rank_of = {key[1]: rank for rank, key in enumerate(ranked)}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [[pk for _, pk in ranked], *params])
+        for hit, neighbour in cursor.fetchall():
+            key = ("memory", neighbour)
+            scores[key] += CONTEXT_WEIGHT / (RRF_K + rank_of[hit] + 1)
+            if "context" not in signals[key]:
+                signals[key].append("context")
+
+
+def pack(hits: list[Hit], *, k: int, budget_chars: int | None) -> list[Hit]:
+    """Take hits in rank order while they fit in the budget (a hit too long to fit is skipped)."""
+    out: list[Hit] = []
+    used = 0
+    for hit in hits:
+        if len(out) >= k:
+            break
+        if budget_chars is not None and used + len(hit.text) > budget_chars:
+            continue
+        out.append(hit)
+        used += len(hit.text)
+    return out
+
+
+def _load_hits(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
+    memory_ids = [pk for t, pk in keys if t == "memory"]
+    insight_ids = [pk for t, pk in keys if t == "insight"]
+    hits: dict[tuple[str, int], Hit] = {}
+    memories = (
+        Memory.objects.filter(pk__in=memory_ids)
+        .defer("embedding", "search_vector")
+        .select_related("source_chunk__document")
+        .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
+    )
+    for m in memories:
+        hits[("memory", m.pk)] = Hit(
+            id=m.pk,
+            type="memory",
+            text=m.text,
+            kind=m.kind,
+            sources=m.sources(),
+            created_at=m.created_at,
+            valid_from=m.valid_from,
+            kb=kb_names.get(m.kb_id, ""),
+        )
+    for i in Consolidation.objects.filter(pk__in=insight_ids).prefetch_related("memories"):
+        hits[("insight", i.pk)] = Hit(
+            id=i.pk,
+            type="insight",
+            text=i.text,
+            kind="insight",
+            created_at=i.created_at,
+            sources=[{"type": "memory", "memory_id": m.pk} for m in i.memories.all()],
+            kb=kb_names.get(i.kb_id, ""),
+        )
+    return hits
+
+
+def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_session, limit) -> list[Hit]:
+    """1-hop graph neighbours of the top direct matches, then the most recent memories.
+
+    Scored strictly below the weakest direct match so they can never outrank one.
+    """
+    floor = min(h.score for h in direct)
+    seen = {h.id for h in direct if h.type == "memory"}
+    top_entities = set()
+    memory_entities = dict(
+        Memory.objects.filter(pk__in=[h.id for h in direct[:5] if h.type == "memory"]).values_list("id", "entities")
+    )
+    for entities in memory_entities.values():
+        top_entities.update(entities)
+
+    base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False)
+    base = base.as_of(as_of) if as_of else base.live()
+    if kinds:
+        base = base.filter(kind__in=kinds)
+    if exclude_session:
+        base = base.exclude(source_messages__session__external_id=exclude_session)
+
+    extra: list[tuple[Memory, str]] = []
+    if top_entities:
+        edges = (
+            Edge.objects.filter(kb_id__in=kb_ids, valid_to__isnull=True)
+            .filter(src__name__in=top_entities)
+            .values_list("dst__name", flat=True)
+        )
+        back = (
+            Edge.objects.filter(kb_id__in=kb_ids, valid_to__isnull=True)
+            .filter(dst__name__in=top_entities)
+            .values_list("src__name", flat=True)
+        )
+        neighbours = (set(edges[:50]) | set(back[:50])) - top_entities
+        if neighbours:
+            for m in (
+                base.filter(entities__overlap=list(neighbours))
+                .exclude(pk__in=seen)
+                .order_by("-importance", "-created_at")[:limit]
+            ):
+                extra.append((m, "graph"))
+                seen.add(m.pk)
+    for m in base.exclude(pk__in=seen).order_by("-created_at")[: max(0, limit - len(extra))]:
+        extra.append((m, "recency"))
+        seen.add(m.pk)
+
+    loaded = _load_hits([("memory", m.pk) for m, _ in extra], kb_names)
+    out = []
+    for position, (m, signal) in enumerate(extra):
+        hit = loaded[("memory", m.pk)]
+        hit.signals = [signal]
+        hit.score = floor * 0.5 / (position + 1)
+        out.append(hit)
+    return out

@@ -1,0 +1,204 @@
+"""Recall, the context block and ask: ranking, packing, life span, isolation, sessions, bad input."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memories import recall as recall_service
+from memories.models import Edge, Entity, Memory
+from memories.services import memories_embed_missing
+from tests.factories import KnowledgeBaseFactory, MessageFactory, SessionFactory
+
+
+def remember(kb, text, *, entities=(), session=None, **fields):
+    memory = Memory.objects.create(kb=kb, text=text, entities=list(entities), **fields)
+    if session is not None:
+        memory.source_messages.add(MessageFactory(session=session, content=text))
+    return memory
+
+
+def embed_all():
+    memories_embed_missing()
+
+
+def ask_recall(api, kb="notes", **body):
+    response = api.post(f"/api/v1/kbs/{kb}/recall/", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+@pytest.fixture
+def pets(kb):
+    direct = remember(kb, "Alice adopted a golden retriever puppy named Max.", entities=["alice", "max"])
+    neighbour = remember(kb, "Dr. Okafor works at the riverside clinic.", entities=["okafor"])
+    recent = remember(kb, "The quarterly budget meeting moved to Thursday.", entities=["budget"])
+    max_, okafor = Entity.objects.create(kb=kb, name="max"), Entity.objects.create(kb=kb, name="okafor")
+    Edge.objects.create(kb=kb, src=max_, relation="treated_by", dst=okafor)
+    embed_all()
+    return direct, neighbour, recent
+
+
+def test_direct_match_outranks_graph_and_recency_supplements(api, pets):
+    """The matching memory comes first (fts + vector); the graph neighbour and the recent memory follow, lower."""
+    direct, neighbour, recent = pets
+    results = ask_recall(api, query="What kind of dog did Alice adopt?", k=10)
+    assert results[0]["id"] == direct.pk and set(results[0]["signals"]) == {"fts", "vector"}
+    by_id = {r["id"]: r for r in results}
+    assert by_id[neighbour.pk]["signals"] == ["graph"]
+    assert by_id[recent.pk]["signals"] == ["recency"]
+    assert by_id[neighbour.pk]["score"] < results[0]["score"] and by_id[recent.pk]["score"] < results[0]["score"]
+    assert [r["id"] for r in results] == [direct.pk, neighbour.pk, recent.pk]
+
+
+def test_supplements_can_be_left_out_by_budget(api, pets):
+    """Supplements only fill what the budget leaves after the direct matches."""
+    direct, _, _ = pets
+    results = ask_recall(api, query="What kind of dog did Alice adopt?", k=10, budget_chars=60)
+    assert [r["id"] for r in results] == [direct.pk]
+
+
+def test_budget_packing_keeps_rank_order_within_the_budget(api, kb):
+    """Results are taken in rank order while they fit; one too long is skipped, the total stays under budget."""
+    remember(kb, "Alice loves hiking in the Alps every summer with her sister.")
+    remember(kb, "Alice hiking " + "very long story " * 30)
+    remember(kb, "Alice went hiking in Norway.")
+    embed_all()
+    results = ask_recall(api, query="Alice hiking", k=10, budget_chars=120)
+    assert sum(len(r["text"]) for r in results) <= 120
+    assert all("very long story" not in r["text"] for r in results)
+    assert len(results) >= 2
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_retired_and_quarantined_are_never_returned_but_as_of_sees_the_past(api, kb):
+    """Live recall hides retired and quarantined facts; as_of returns what was live then."""
+    old = remember(kb, "Alice lives in Paris.", entities=["alice"])
+    Memory.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=10))
+    new = remember(kb, "Alice lives in Berlin.", entities=["alice"])
+    old.retire(reason="moved", superseded_by=new)
+    remember(kb, "Alice's password is hunter22", quarantined=True)
+    Memory.objects.filter(pk=old.pk).update(valid_to=timezone.now() - timedelta(days=2))
+    embed_all()
+    texts = [r["text"] for r in ask_recall(api, query="Where does Alice live? password", k=10)]
+    assert "Alice lives in Berlin." in texts
+    assert "Alice lives in Paris." not in texts and not any("hunter22" in t for t in texts)
+    past = ask_recall(api, query="Where does Alice live?", k=10, as_of=(timezone.now() - timedelta(days=5)).isoformat())
+    assert [r["text"] for r in past] == ["Alice lives in Paris."]
+
+
+def test_recall_is_scoped_to_the_callers_bot(api, other_kb):
+    """Another bot's KB is a 404 for recall, ask and its memories never leak into context."""
+    remember(other_kb, "The launch code is in the blue folder.")
+    embed_all()
+    assert api.post("/api/v1/kbs/secret/recall/", json={"query": "launch code"}).status_code == 404
+    assert api.post("/api/v1/kbs/secret/ask/", json={"question": "launch code?"}).status_code == 404
+    body = api.get("/api/v1/context/", params={"query": "launch code"}).json()
+    assert "blue folder" not in body["context"]
+
+
+def test_session_exclusion(api, kb):
+    """exclude_session leaves out memories drawn from that session's own turns."""
+    current, past = SessionFactory(kb=kb, external_id="now"), SessionFactory(kb=kb, external_id="before")
+    remember(kb, "Alice is planning a trip to Japan in April.", session=current)
+    earlier = remember(kb, "Alice visited Japan in 2019 and loved Kyoto.", session=past)
+    embed_all()
+    results = ask_recall(api, query="Alice Japan trip", k=5, session_id="now", exclude_session=True, kinds=["fact"])
+    assert [r["id"] for r in results if "recency" not in r["signals"]] == [earlier.pk]
+    assert results[0]["sources"] == [
+        {"type": "message", "session_id": "before", "external_id": earlier.source_messages.get().external_id}
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"query": ""},
+        {"query": "x", "k": 0},
+        {"query": "x", "k": 1000},
+        {"query": "x", "budget_chars": -5},
+        {"query": "x", "kinds": ["gossip"]},
+        {"query": "x", "as_of": "last week"},
+        {"query": "x", "exclude_session": True},
+        {"query": ["x"]},
+    ],
+)
+def test_bad_recall_parameters_are_400s(api, kb, body):
+    """Every malformed parameter is a 400 naming the field."""
+    response = api.post("/api/v1/kbs/notes/recall/", json=body)
+    assert response.status_code == 400
+    assert response.json()
+
+
+def test_context_block_spans_always_on_kbs_with_ids_and_threshold(api, kb):
+    """The context holds relevant memories of every always-on KB, with their ids; weak matches are dropped."""
+    work = KnowledgeBaseFactory(bot=kb.bot, name="work", always_on=True)
+    off = KnowledgeBaseFactory(bot=kb.bot, name="archive", always_on=False)
+    a = remember(kb, "Alice is allergic to peanuts.")
+    b = remember(work, "Alice's manager at work is Priya, and Alice is allergic to long meetings.")
+    remember(off, "Alice is allergic to cats.")
+    unrelated = remember(kb, "The office printer on floor three jams on Mondays.")
+    embed_all()
+    body = api.get("/api/v1/context/", params={"query": "What is Alice allergic to?"}).json()
+    assert f"[memory {a.pk}]" in body["context"] and f"[memory {b.pk}]" in body["context"]
+    assert "cats" not in body["context"] and f"[memory {unrelated.pk}]" not in body["context"]
+    assert sorted(body["knowledge_bases"]) == ["notes", "work"]
+    assert body["context"].startswith("<untrusted")
+
+
+def test_context_excludes_the_current_session(api, kb):
+    """The current session's own turns are not served back as past conversations."""
+    remember(kb, "Alice just said she is moving to Lisbon.", session=SessionFactory(kb=kb, external_id="live"))
+    other = remember(kb, "Alice once lived in Lisbon for a year.", session=SessionFactory(kb=kb, external_id="old"))
+    embed_all()
+    body = api.get("/api/v1/context/", params={"query": "Alice Lisbon", "session_id": "live"}).json()
+    assert f"[memory {other.pk}]" in body["context"] and "moving to Lisbon" not in body["context"]
+
+
+def test_context_without_query_is_a_400(api, kb):
+    """The context call needs a query."""
+    assert api.get("/api/v1/context/").status_code == 400
+
+
+def test_ask_offline_answers_extractively_with_citations(api, kb):
+    """Offline, the answer is the best matching sentence and cites the memory it came from."""
+    memory = remember(kb, "Alice's favourite food is mushroom risotto.")
+    remember(kb, "Bob plays tennis on Saturdays.")
+    embed_all()
+    body = api.post("/api/v1/kbs/notes/ask/", json={"question": "What is Alice's favourite food?"}).json()
+    assert body["mode"] == "extractive"
+    assert "mushroom risotto" in body["answer"] and body["citations"] == [memory.pk]
+
+
+def test_ask_with_llm_cites_only_memories_it_was_given(api, kb, fake_llm):
+    """Ids the model invents, or that were not recalled, are dropped from the citations."""
+    memory = remember(kb, "Alice's favourite food is mushroom risotto.")
+    hidden = remember(kb, "Carol collects stamps.", quarantined=True)
+    embed_all()
+    fake_llm.reply_json({"answer": "Mushroom risotto.", "citations": [memory.pk, hidden.pk, 99999]})
+    body = api.post("/api/v1/kbs/notes/ask/", json={"question": "What is Alice's favourite food?"}).json()
+    assert body["mode"] == "llm" and body["answer"] == "Mushroom risotto."
+    assert body["citations"] == [memory.pk]
+    prompt = fake_llm.user_prompt()
+    assert f"[{memory.pk}] Alice's favourite food" in prompt and "stamps" not in prompt
+
+
+def test_ask_falls_back_to_extractive_when_the_llm_fails(api, kb, fake_llm):
+    """A failing LLM still yields an answer, and the mode says why."""
+    remember(kb, "Alice's favourite food is mushroom risotto.")
+    embed_all()
+    for _ in range(3):
+        fake_llm.reply_status(500)
+    body = api.post("/api/v1/kbs/notes/ask/", json={"question": "What is Alice's favourite food?"}).json()
+    assert body["mode"].startswith("extractive (LLM failed") and "risotto" in body["answer"]
+
+
+def test_text_query_drops_memory_stopwords():
+    """Seed 001's stopwords (user, project, use...) never reach the text query; the rest are OR-ed."""
+    assert recall_service.text_query("What package manager does the user use for the project?") == (
+        "package or manager"
+    )
