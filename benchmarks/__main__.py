@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-BENCHMARKS = ["ingest", "recall"]
+BENCHMARKS = ["ingest", "recall", "latency"]
 
 
 def main(argv: list[str]) -> None:

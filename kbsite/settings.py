@@ -203,6 +203,8 @@ MAX_INGEST_TEXT_CHARS = env_int("MAX_INGEST_TEXT_CHARS", 1_000_000, minimum=100)
 # A file counts as complete once it has not changed for this long.
 INBOX_SETTLE_SECONDS = env_float("INBOX_SETTLE_SECONDS", 2.0)
 INBOX_SCAN_MINUTES = env_int("INBOX_SCAN_MINUTES", 1, minimum=1)
+# Consolidation: unconsolidated memories reviewed per run (oldest first).
+CONSOLIDATE_BATCH = env_int("CONSOLIDATE_BATCH", 50, minimum=2)
 # Context block: a memory found only by vector search must be at least this similar to the query.
 CONTEXT_RELEVANCE_THRESHOLD = env_float("CONTEXT_RELEVANCE_THRESHOLD", 0.3)
 # Cosine similarity above which a new fact is a near-duplicate of a live one.

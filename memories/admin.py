@@ -114,6 +114,15 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     list_filter = ["always_on", "is_active", "bot"]
     search_fields = ["name", "bot__name", "description"]
     change_list_template = "admin/memories/knowledgebase/change_list.html"
+    actions = ["consolidate_now"]
+
+    @admin.action(description="Consolidate now (queue a consolidation run)")
+    def consolidate_now(self, request, queryset):
+        from memories.consolidation import enqueue_consolidation
+
+        jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
+        self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
+
     readonly_fields = ["created_at", "updated_at", "folder_path"]
 
     def get_queryset(self, request):

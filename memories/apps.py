@@ -10,3 +10,4 @@ class MemoriesConfig(AppConfig):
         from memories.schedules import ensure_schedules
 
         post_migrate.connect(ensure_schedules, sender=self)
+        from memories import signals  # noqa: F401 - connects the KB schedule handlers

@@ -8,6 +8,8 @@ from django.conf import settings
 def ensure_schedules(**kwargs) -> None:
     from django_q.models import Schedule
 
+    from memories.consolidation import schedules_sync_all
+
     Schedule.objects.update_or_create(
         name="inbox-scan",
         defaults={
@@ -17,3 +19,4 @@ def ensure_schedules(**kwargs) -> None:
             "repeats": -1,
         },
     )
+    schedules_sync_all()

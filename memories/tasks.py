@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.db import transaction
 from django_q.tasks import async_task
 
-from memories import ingest, services
-from memories.models import JobRun
+from memories import consolidation, ingest, services
+from memories.models import JobRun, KnowledgeBase
 
 
 def _job(job_id: int, kind: str) -> JobRun | None:
@@ -53,3 +53,17 @@ def warm_up(hold_seconds: float = 0.0) -> str:
     embeddings.warm_up()
     time.sleep(hold_seconds)
     return embeddings.get_embedder().name
+
+
+def consolidate_kb(kb_id: int) -> str | None:
+    """Scheduled consolidation of one always-on KB."""
+    kb = KnowledgeBase.objects.filter(pk=kb_id, is_active=True).first()
+    if kb is None:
+        return None
+    job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.CONSOLIDATE, target="scheduled")
+    return consolidation.kb_consolidate(job=job).status
+
+
+def run_consolidation(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.CONSOLIDATE)
+    return consolidation.kb_consolidate(job=job).status if job else None

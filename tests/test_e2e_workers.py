@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memories.models import JobRun, Memory
+from memories.models import Consolidation, JobRun, Memory
 from memories.schedules import ensure_schedules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,8 +66,11 @@ def wait_for(predicate, timeout: float, what: str):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-def test_workers_turn_posted_turns_and_inbox_files_into_memories(api, kb, qcluster):
-    """Turns posted through the API and a file dropped in the inbox both become memories, with no help from the test."""
+def test_workers_ingest_and_consolidate_on_their_own(api, kb, qcluster):
+    """Turns posted through the API and a file dropped in the inbox become memories, and the KB's schedule
+    consolidates them into an insight, with no help from the test."""
+    kb.consolidate_interval_minutes = 1
+    kb.save()
     ensure_schedules()
     response = api.post(
         "/api/v1/kbs/notes/messages/",
@@ -88,4 +91,7 @@ def test_workers_turn_posted_turns_and_inbox_files_into_memories(api, kb, qclust
     wait_for(lambda: Memory.objects.filter(source="chat").count() == 2, 90, "memories from posted turns")
     wait_for(lambda: Memory.objects.filter(source="inbox:garden.txt").exists(), 90, "memories from the inbox file")
     wait_for(lambda: (kb.processed_dir / "garden.txt").exists(), 30, "the file to move to processed/")
-    assert set(JobRun.objects.values_list("status", flat=True)) == {"succeeded"}
+    wait_for(lambda: Consolidation.objects.filter(kb=kb).exists(), 180, "a scheduled consolidation")
+    run = JobRun.objects.get(kind="consolidate", status="succeeded")
+    assert run.target == "scheduled" and run.mode == "heuristic"
+    assert set(JobRun.objects.exclude(kind="consolidate").values_list("status", flat=True)) == {"succeeded"}

@@ -254,3 +254,8 @@ class ContextOutSerializer(serializers.Serializer):
     insights = HitSerializer(many=True)
     documents = serializers.ListField(child=serializers.DictField())
     used_chars = serializers.IntegerField()
+
+
+class ConsolidateAcceptedSerializer(serializers.Serializer):
+    job_id = serializers.IntegerField()
+    status = serializers.CharField()

@@ -10,11 +10,12 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import answers, context, ingest, recall, selectors, services
+from memories import answers, consolidation, context, ingest, recall, selectors, services
 from memories.api.serializers import (
     AskInSerializer,
     AskOutSerializer,
     ClearResultSerializer,
+    ConsolidateAcceptedSerializer,
     ContextInSerializer,
     ContextOutSerializer,
     HitSerializer,
@@ -133,6 +134,14 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
                 "memories": HitSerializer(result.memories, many=True).data,
             }
         )
+
+    @extend_schema(request=None, responses={202: ConsolidateAcceptedSerializer})
+    @action(detail=True, methods=["post"])
+    def consolidate(self, request, name=None):
+        """Run consolidation of this KB now (in the background); the job's run record shows what it did."""
+        kb = _active_kb(request, name)
+        job = consolidation.enqueue_consolidation(kb=kb)
+        return Response({"job_id": job.pk, "status": job.status}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=ClearResultSerializer)
     @action(detail=True, methods=["post"])

@@ -1,0 +1,162 @@
+"""Recall latency at scale: p50/p95 of POST /recall/ through the HTTP API with 100,000 memories in the
+queried KB and 1,000,000 in the database.
+
+Memories are synthetic (Zipf-distributed words, random unit vectors: computing real embeddings for a
+million texts would take hours on this machine); the queries are LoCoMo questions embedded by the real
+model inside the product. The data is loaded once with COPY and kept in its own database
+(`kbsite_latency`), so later runs skip the load; `--reload` forces it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import numpy as np
+import requests
+
+from benchmarks import harness
+
+TOTAL = 1_000_000
+QUERIED_KB = 100_000
+KBS = 10
+CHUNK = 50_000
+QUERIES = 300
+
+
+def _vocabulary(rng) -> list[str]:
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "pa", "do", "ge", "hu", "ji", "qu", "xi"]
+    words = {"".join(rng.choice(syllables, size=rng.integers(2, 4))) for _ in range(12000)}
+    common = (
+        "garden trip dinner music concert book painting school family friend dog cat travel camping "
+        "beach mountain job interview cooking recipe guitar piano movie birthday wedding"
+    ).split()
+    return common + sorted(words)
+
+
+def _load(kb_ids: list[int]) -> float:
+    from django.db import connection, transaction
+
+    from memories import bulk
+
+    rng = np.random.default_rng(7)
+    vocab = np.array(_vocabulary(rng))
+    weights = 1.0 / np.arange(1, len(vocab) + 1)
+    weights /= weights.sum()
+    names = ["Caroline", "Melanie", "Jon", "Gina", "Nate", "Joanna", "Tim", "John", "Maria", "Audrey"]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory' "
+            "AND indexname IN ('memory_embedding_hnsw', 'memory_fts_gin', 'memory_entities_gin')"
+        )
+        indexes = cursor.fetchall()
+        for name, _ in indexes:
+            cursor.execute(f"DROP INDEX {name}")
+    started = time.perf_counter()
+    plan = [kb_ids[0]] * QUERIED_KB + [kb for kb in kb_ids[1:] for _ in range((TOTAL - QUERIED_KB) // (KBS - 1))]
+    columns = ", ".join(name for name, _ in bulk.MEMORY_COLUMNS if name != "id")
+    types = [t for name, t in bulk.MEMORY_COLUMNS if name != "id"]
+    from django.utils import timezone
+
+    now = timezone.now()
+    for offset in range(0, len(plan), CHUNK):
+        kbs = plan[offset : offset + CHUNK]
+        vectors = rng.standard_normal((len(kbs), 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        lengths = rng.integers(8, 22, size=len(kbs))
+        words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
+        speakers = rng.choice(names, size=len(kbs))
+        with transaction.atomic(), bulk.vector_cursor() as cursor:
+            with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                copy.set_types(types)
+                position = 0
+                for i, kb in enumerate(kbs):
+                    text = f"{speakers[i]}: " + " ".join(words[position : position + lengths[i]]) + "."
+                    position += lengths[i]
+                    copy.write_row(
+                        [
+                            kb,
+                            text,
+                            "fact",
+                            [speakers[i].lower()],
+                            [],
+                            0.5,
+                            vectors[i],
+                            f"{offset + i:064d}",
+                            now,
+                            "",
+                            "synthetic",
+                            "",
+                            "heuristic",
+                            None,
+                            False,
+                            False,
+                            "",
+                            now,
+                            now,
+                        ]
+                    )
+        print(f"  loaded {offset + len(kbs):,} memories ({time.perf_counter() - started:.0f}s)", flush=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        cursor.execute("SET max_parallel_maintenance_workers = 1")
+        for name, definition in indexes:
+            built = time.perf_counter()
+            cursor.execute(definition)
+            print(f"  built {name} in {time.perf_counter() - built:.0f}s", flush=True)
+        cursor.execute("ANALYZE memories_memory")
+    return time.perf_counter() - started
+
+
+def run(reload: bool = False):
+    env = harness.configure("kbsite_latency")
+    from django.core.management import call_command
+
+    from memories.models import Bot, KnowledgeBase, Memory
+
+    call_command("migrate", interactive=False, verbosity=0)
+    bot, _ = Bot.objects.get_or_create(name="latency")
+    if reload or Memory.objects.count() < TOTAL:
+        call_command("flush", interactive=False, verbosity=0)
+        bot = Bot.objects.create(name="latency")
+        others = [Bot.objects.create(name=f"other-{i}") for i in range(KBS - 1)]
+        kbs = [KnowledgeBase.objects.create(bot=bot, name="big")]
+        kbs += [KnowledgeBase.objects.create(bot=b, name="kb") for b in others]
+        print(f"loading {TOTAL:,} synthetic memories ({QUERIED_KB:,} in the queried KB)...", flush=True)
+        took = _load([kb.pk for kb in kbs])
+        print(f"loading took {took:.0f}s (COPY + index builds)")
+    key = bot.issue_key()[1]
+    total = Memory.objects.count()
+    in_kb = Memory.objects.filter(kb__bot=bot, kb__name="big").count()
+    product = harness.Product(env, with_workers=False)
+    try:
+        headers = {"Authorization": f"Bearer {key}"}
+        questions = [qa["question"] for sample in harness.locomo() for qa in sample["qa"]][:QUERIES]
+        for q in questions[:20]:  # warm up every web worker (model load, kernel preparation)
+            requests.post(
+                f"{product.url}/api/v1/kbs/big/recall/", json={"query": q, "k": 10}, headers=headers, timeout=120
+            )
+        latencies = []
+        for q in questions:
+            started = time.perf_counter()
+            response = requests.post(
+                f"{product.url}/api/v1/kbs/big/recall/",
+                json={"query": q, "k": 10, "budget_chars": 2000},
+                headers=headers,
+                timeout=60,
+            )
+            latencies.append((time.perf_counter() - started) * 1000)
+            assert response.status_code == 200, response.text
+        latencies.sort()
+        print(
+            f"recall through the HTTP API, {in_kb:,} memories in the KB, {total:,} in the database, "
+            f"{len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, "
+            f"p95 {latencies[int(len(latencies) * 0.95)]:.1f} ms, max {latencies[-1]:.1f} ms (target p95 < 50 ms)"
+        )
+    finally:
+        product.stop()
+
+
+if __name__ == "__main__":
+    run(reload="--reload" in sys.argv)

@@ -1,0 +1,24 @@
+"""Keep each KB's consolidation schedule in step with the KB, however it is changed (API, admin, shell)."""
+
+from __future__ import annotations
+
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from memories.models import KnowledgeBase
+
+
+@receiver(post_save, sender=KnowledgeBase)
+def kb_saved(sender, instance: KnowledgeBase, **kwargs) -> None:
+    from memories.consolidation import kb_schedule_sync
+
+    kb_schedule_sync(kb=instance)
+
+
+@receiver(post_delete, sender=KnowledgeBase)
+def kb_deleted(sender, instance: KnowledgeBase, **kwargs) -> None:
+    from django_q.models import Schedule
+
+    from memories.consolidation import schedule_name
+
+    Schedule.objects.filter(name=schedule_name(instance)).delete()
