@@ -12,7 +12,6 @@ under a character budget, each with the signals that found it and its sources.
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -25,17 +24,17 @@ from memories import bulk, embeddings
 from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory, Message
 
 RRF_K = 60
-FTS_WEIGHT = float(os.environ.get("RECALL_FTS_WEIGHT", 3.0))
-VECTOR_WEIGHT = float(os.environ.get("RECALL_VECTOR_WEIGHT", 3.0))
-CONTEXT_WEIGHT = float(os.environ.get("RECALL_CONTEXT_WEIGHT", 1.5))
-CONTEXT_SEEDS = int(os.environ.get("RECALL_CONTEXT_SEEDS", 20))
+FTS_WEIGHT = 3.0
+VECTOR_WEIGHT = 3.0
+CONTEXT_WEIGHT = 1.5
+CONTEXT_SEEDS = 20
 KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.1}
 CANDIDATES = 60
-VECTOR_MIN_SIMILARITY = float(os.environ.get("RECALL_VECTOR_MIN_SIMILARITY", 0.2))
+VECTOR_MIN_SIMILARITY = 0.2
 # Document frequencies are counted up to this many rows (enough to tell rare words from common ones).
 DF_CAP = 5000
-BM25_K1 = float(os.environ.get("RECALL_BM25_K1", 1.2))
-BM25_B = float(os.environ.get("RECALL_BM25_B", 0.75))
+BM25_K1 = 1.2
+BM25_B = 0.75
 # Seed 001: words in almost every fact, or carrying no retrieval signal, never go into the text query.
 STOPWORDS = frozenset(
     """the a an of to in on at for and or is are was were be been being do does did how what where when which who
@@ -227,7 +226,8 @@ def recall(
             for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES)):
                 scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
-            for rank, (pk, sim) in enumerate(_vector_ranked(table, query_vector, scope, params, CANDIDATES)):
+            vector_hits = _vector_ranked(table, query_vector, scope, params, CANDIDATES)
+            for rank, (pk, sim) in enumerate(vector_hits):
                 scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("vector")
                 similarity[(type_, pk)] = sim
