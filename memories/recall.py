@@ -139,6 +139,10 @@ def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) 
         stats = [(term, q, df) for term, q, df in cursor.fetchall() if q and df]
         if not stats:
             return []
+        # Words in at least DF_CAP memories carry almost no weight but would make every one of those
+        # rows a candidate: leave them out when the query has rarer words.
+        rare = [row for row in stats if row[2] < DF_CAP]
+        stats = rare or stats
         cursor.execute(
             f"""SELECT count(*), avg(length(s)) FROM (SELECT {table}.search_vector s FROM {table} WHERE {scope}
                 LIMIT %s) n""",
