@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,22 +167,6 @@ def _upsert_entities(kb: KnowledgeBase, names: set[str]) -> dict[str, Entity]:
     return {e.name: e for e in Entity.objects.filter(kb=kb, name__in=names)}
 
 
-@dataclass
-class Prepared:
-    """Facts screened and embedded, ready to apply."""
-
-    facts: list
-    vectors: list
-
-
-def facts_prepare(*, extraction: Extraction, job: JobRun) -> Prepared:
-    """Screen the facts and embed them in one batch (outside any lock or transaction)."""
-    screened = screen_many([f.text for f in extraction.facts])
-    facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
-    job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
-    return Prepared(facts=facts, vectors=bulk.as_vectors(embeddings.embed([s.text for _, s in facts])))
-
-
 def facts_apply(
     *,
     kb: KnowledgeBase,
@@ -193,11 +176,13 @@ def facts_apply(
     source: str,
     source_file: str = "",
     cursors: list[CursorGuard] = (),
-    prepared: Prepared | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors."""
-    prepared = prepared or facts_prepare(extraction=extraction, job=job)
-    facts, vectors = prepared.facts, prepared.vectors
+    screened = screen_many([f.text for f in extraction.facts])
+    facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
+    job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
+    # Embeddings are computed before taking the lock, in one batch.
+    vectors = bulk.as_vectors(embeddings.embed([s.text for _, s in facts]))
     now = timezone.now()
 
     with transaction.atomic():
@@ -364,39 +349,22 @@ def _turns(messages: list[Message]) -> list[Turn]:
 def extract_pending(*, job: JobRun) -> JobRun:
     """Extract facts from the KB's turns past their session cursors.
 
-    With an LLM: one call per session batch of new turns, each applied on its own. Offline: all pending
-    batches are extracted and embedded together, and each chunk is applied (in a second thread, on its
-    own connection) while the next chunk is being embedded, so the cores never wait for the database.
+    With an LLM: one call per session batch of new turns, each applied on its own. Offline: all
+    pending batches are extracted and applied together, so embeddings run in large batches.
     """
-    job.start()
-    state = {"skipped": 0, "failed": set(), "errors": []}
-    if llm.is_configured():
-        _extract_pending_llm(job, state)
-    else:
-        _extract_pending_offline(job, state)
-    job.detail = {**job.detail, "turns_skipped_by_salience_gate": state["skipped"]}
-    if state["errors"]:
-        job.detail["failed_sessions"] = len(state["failed"])
-        return _fail(job, state["errors"][-1])
-    job.mode = job.mode or _mode()
-    job.finish(status=JobRun.Status.SUCCEEDED)
-    return job
-
-
-def _group(job: JobRun, group, state) -> tuple[dict, list[Turn]]:
-    messages = {f"m{m.pk}": m for _, batch in group for m in batch}
-    turns = [t for _, batch in group for t in _turns(batch)]
-    job.items_read += len(turns)
-    salient = [t for t in turns if is_salient(t.text)]
-    state["skipped"] += len(turns) - len(salient)
-    return messages, salient
-
-
-def _extract_pending_llm(job: JobRun, state) -> None:
     kb = job.kb
-    while batches := _pending_batches(kb, state["failed"]):
-        for group in ([b] for b in batches):
-            messages, salient = _group(job, group, state)
+    job.start()
+    skipped_turns = 0
+    failed_sessions: set[int] = set()
+    errors: list[Exception] = []
+    while batches := _pending_batches(kb, failed_sessions):
+        groups = [[b] for b in batches] if llm.is_configured() else [batches]
+        for group in groups:
+            messages = {f"m{m.pk}": m for _, batch in group for m in batch}
+            turns = [t for _, batch in group for t in _turns(batch)]
+            job.items_read += len(turns)
+            salient = [t for t in turns if is_salient(t.text)]
+            skipped_turns += len(turns) - len(salient)
             try:
                 # Nothing durable in the group: the cursors still advance, without an LLM call.
                 extraction = _extract(kb, salient) if salient else Extraction([], [], _mode())
@@ -411,68 +379,15 @@ def _extract_pending_llm(job: JobRun, state) -> None:
             except CursorMoved as exc:
                 job.detail = {**job.detail, "note": str(exc)}
             except (llm.LLMError, embeddings.EmbeddingError) as exc:
-                state["failed"].update(guard.session_id for guard, _ in group)
-                state["errors"].append(exc)
-
-
-def _apply_in_thread(**kwargs) -> None:
-    try:
-        facts_apply(**kwargs)
-    finally:
-        connection.close()  # this thread's own connection
-
-
-def _extract_pending_offline(job: JobRun, state) -> None:
-    kb = job.kb
-    in_flight: set[int] = set()
-    running = None
-
-    def settle():
-        nonlocal running
-        if running is None:
-            return
-        future, sessions = running
-        running = None
-        in_flight.difference_update(sessions)
-        try:
-            future.result()
-        except CursorMoved as exc:
-            job.detail = {**job.detail, "note": str(exc)}
-        except embeddings.EmbeddingError as exc:
-            state["failed"].update(sessions)
-            state["errors"].append(exc)
-
-    with ThreadPoolExecutor(max_workers=1) as executor:
-        while True:
-            batches = _pending_batches(kb, state["failed"] | in_flight)
-            if not batches:
-                if running is None:
-                    break
-                settle()  # its cursors have moved: look again for what is left
-                continue
-            messages, salient = _group(job, batches, state)
-            extraction = extract_heuristic(salient)
-            try:
-                prepared = facts_prepare(extraction=extraction, job=job)
-            except embeddings.EmbeddingError as exc:
-                state["failed"].update(guard.session_id for guard, _ in batches)
-                state["errors"].append(exc)
-                continue
-            settle()
-            sessions = {guard.session_id for guard, _ in batches}
-            future = executor.submit(
-                _apply_in_thread,
-                kb=kb,
-                extraction=extraction,
-                turn_messages=messages,
-                job=job,
-                source="chat",
-                cursors=[guard for guard, _ in batches],
-                prepared=prepared,
-            )
-            running = (future, sessions)
-            in_flight |= sessions
-        settle()
+                failed_sessions.update(guard.session_id for guard, _ in group)
+                errors.append(exc)
+    job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
+    if errors:
+        job.detail["failed_sessions"] = len(failed_sessions)
+        return _fail(job, errors[-1])
+    job.mode = job.mode or _mode()
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    return job
 
 
 def _mode() -> str:
