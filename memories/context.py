@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from memories import bulk, embeddings, llm
-from memories.models import Bot, KnowledgeBase
+from memories.models import Bot, KnowledgeBase, Memory
 from memories.recall import Hit, recall
 
 
@@ -48,7 +48,7 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
             k=30,
             budget_chars=memory_budget,
             exclude_session=session_id,
-            kinds=[k for k in ("user_profile", "preference", "project", "fact", "env", "event")],
+            kinds=list(Memory.Kind.values),
             query_vector=vector,
             supplements=False,
         )

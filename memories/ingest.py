@@ -93,12 +93,12 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     }
 
 
-def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> IngestItem:
-    """Store a piece of text and queue its ingestion."""
+def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> tuple[IngestItem, JobRun]:
+    """Store a piece of text and queue its ingestion; returns the item and its job."""
     with transaction.atomic():
         item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text)
-        enqueue_item_ingest(item=item)
-    return item
+        job = enqueue_item_ingest(item=item)
+    return item, job
 
 
 def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:

@@ -89,8 +89,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = _active_kb(request, name)
         params = IngestTextSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        item = ingest.text_receive(kb=kb, **params.validated_data)
-        job = item.job_runs.order_by("-id").first()
+        item, job = ingest.text_receive(kb=kb, **params.validated_data)
         return Response({"item_id": item.pk, "job_id": job.pk, "status": item.status}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=RecallInSerializer, responses=RecallOutSerializer)
