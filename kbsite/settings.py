@@ -210,6 +210,23 @@ CONTEXT_RELEVANCE_THRESHOLD = env_float("CONTEXT_RELEVANCE_THRESHOLD", 0.3)
 # Cosine similarity above which a new fact is a near-duplicate of a live one.
 NEAR_DUPLICATE_SIMILARITY = env_float("NEAR_DUPLICATE_SIMILARITY", 0.97)
 
+# --- Knowledge documents -------------------------------------------------------
+# Chunks of about KNOWLEDGE_CHUNK_CHARS characters, overlapping by KNOWLEDGE_CHUNK_OVERLAP.
+KNOWLEDGE_CHUNK_CHARS = env_int("KNOWLEDGE_CHUNK_CHARS", 800, minimum=100)
+KNOWLEDGE_CHUNK_OVERLAP = env_int("KNOWLEDGE_CHUNK_OVERLAP", 100, minimum=0)
+if KNOWLEDGE_CHUNK_OVERLAP >= KNOWLEDGE_CHUNK_CHARS:
+    raise ImproperlyConfigured("KNOWLEDGE_CHUNK_OVERLAP must be smaller than KNOWLEDGE_CHUNK_CHARS")
+# Markdown written by bots (API, tools) is capped (seed 002: 64 KB).
+KNOWLEDGE_MAX_MARKDOWN_BYTES = env_int("KNOWLEDGE_MAX_MARKDOWN_BYTES", 64 * 1024, minimum=1024)
+# The knowledge/ folders are re-read into the index this often (and when the workers start).
+KNOWLEDGE_SYNC_MINUTES = env_int("KNOWLEDGE_SYNC_MINUTES", 5, minimum=1)
+# A session with more than ARCHIVE_AFTER_TURNS unarchived turns has all but its newest
+# ARCHIVE_KEEP_TURNS summarised into a conversation document.
+ARCHIVE_AFTER_TURNS = env_int("ARCHIVE_AFTER_TURNS", 200, minimum=2)
+ARCHIVE_KEEP_TURNS = env_int("ARCHIVE_KEEP_TURNS", 50, minimum=0)
+if ARCHIVE_KEEP_TURNS >= ARCHIVE_AFTER_TURNS:
+    raise ImproperlyConfigured("ARCHIVE_KEEP_TURNS must be smaller than ARCHIVE_AFTER_TURNS")
+
 EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "local")
 if EMBEDDING_BACKEND not in {"local", "openai"}:
     raise ImproperlyConfigured(f"EMBEDDING_BACKEND must be 'local' or 'openai', got {EMBEDDING_BACKEND!r}")

@@ -8,6 +8,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
 from pgvector.django import HnswIndex, VectorField
 
 from memories.models import FTS_CONFIG, KnowledgeBase
@@ -60,7 +61,11 @@ class Document(models.Model):
     class Meta:
         ordering = ["kb", "slug"]
         constraints = [models.UniqueConstraint(fields=["kb", "slug"], name="unique_document_slug_per_kb")]
-        indexes = [models.Index(fields=["kb", "status"])]
+        indexes = [
+            models.Index(fields=["kb", "status"]),
+            # Cross-session search leaves out the caller's own archived conversations.
+            models.Index(KeyTextTransform("session_id", "metadata"), name="document_session_id"),
+        ]
 
     def __str__(self) -> str:
         return self.title or self.slug

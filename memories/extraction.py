@@ -96,7 +96,7 @@ def is_salient(text: str) -> bool:
 # --- Heuristic (offline) extractor -----------------------------------------------
 
 
-def _entities(text: str, speaker: str) -> list[str]:
+def entities_guess(text: str, speaker: str) -> list[str]:
     found: list[str] = []
     if speaker:
         found.append(speaker.lower())
@@ -114,7 +114,7 @@ def _entities(text: str, speaker: str) -> list[str]:
     return out[:8]
 
 
-def _topics(text: str) -> list[str]:
+def topics_guess(text: str) -> list[str]:
     counts = Counter(w for w in content_words(text) if len(w) >= 4 and not w.isdigit())
     return [w for w, _ in counts.most_common(3)]
 
@@ -161,8 +161,8 @@ def extract_heuristic(turns: list[Turn]) -> Extraction:
                 Fact(
                     text=text,
                     kind=kind,
-                    entities=_entities(segment, turn.speaker),
-                    topics=_topics(segment),
+                    entities=entities_guess(segment, turn.speaker),
+                    topics=topics_guess(segment),
                     importance=0.6 if kind != "fact" else 0.5,
                     valid_from=turn.when,
                     turn_refs=[turn.ref],

@@ -85,6 +85,10 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
         Message.objects.bulk_create(rows)
         Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         job = enqueue_extract(kb=kb) if rows else None
+        if rows:
+            from knowledge.archive import archive_due
+
+            archive_due(session=session)
     return {
         "session_id": session_id,
         "accepted": len(rows),

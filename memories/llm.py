@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
 
@@ -119,6 +122,35 @@ def complete_json(*, system: str, user: str) -> JSONReply:
     if not isinstance(data, dict):
         raise LLMBadReply("LLM reply is JSON but not an object")
     return JSONReply(data=data, tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+T = TypeVar("T")
+
+
+def complete_validated(
+    *, system: str, user: str, validate: Callable[[dict], T], usage: Callable[[int, int], None] | None = None
+) -> T:
+    """``complete_json`` whose reply must pass ``validate`` (which raises LLMBadReply otherwise).
+
+    Rate limits, 5xx, timeouts and invalid replies are retried LLM_MAX_RETRIES
+    times with exponential backoff; ``usage`` hears the tokens of every attempt.
+    The last error is raised with ``attempts`` set.
+    """
+    attempts = 1 + settings.LLM_MAX_RETRIES
+    for attempt in range(1, attempts + 1):
+        try:
+            reply = complete_json(system=system, user=user)
+            if usage:
+                usage(reply.tokens_in, reply.tokens_out)
+            return validate(reply.data)
+        except LLMError as exc:
+            if usage and hasattr(exc, "tokens"):
+                usage(*exc.tokens)
+            if not exc.retryable or attempt == attempts:
+                exc.attempts = attempt
+                raise
+            time.sleep(min(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1), 30))
+    raise AssertionError("unreachable")
 
 
 def _strip_fences(content: str) -> str:

@@ -181,6 +181,8 @@ class Session(models.Model):
     # Id of the last message fed to a committed extraction. Messages are
     # ordered by insertion (id), so a late-arriving old turn is still fed.
     extracted_through = models.BigIntegerField(default=0)
+    # Id of the last message summarised into an archived conversation document.
+    archived_through = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

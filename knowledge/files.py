@@ -1,0 +1,107 @@
+"""The knowledge/ folder of a KB: one markdown file per document, named ``<slug>.md``.
+
+Every path is built from a validated slug inside the KB's folder and checked
+to stay there, so no name a client sends can touch anything else. Writes go
+to a temporary file in the same folder and are renamed over the target, so a
+reader (or the sync) never sees half a document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from memories.models import KnowledgeBase
+
+from .models import SLUG_RE
+
+SUFFIX = ".md"
+_slug = re.compile(SLUG_RE)
+
+
+class InvalidSlug(ValueError):
+    """The slug breaks the slug rules; the message says how."""
+
+
+def slug_check(slug: object) -> str:
+    """``slug`` if it is valid, else :class:`InvalidSlug` with a message a client can act on."""
+    if not isinstance(slug, str) or not _slug.fullmatch(slug):
+        raise InvalidSlug(
+            f"invalid slug {slug!r}: use 2-64 lowercase letters, digits and hyphens, "
+            "starting and ending with a letter or digit (e.g. 'matrix-tips')"
+        )
+    return slug
+
+
+def document_path(kb: KnowledgeBase, slug: str) -> Path:
+    """Path of the markdown file of ``slug``; never outside the KB's knowledge folder."""
+    folder = kb.knowledge_dir.resolve()
+    path = (folder / f"{slug_check(slug)}{SUFFIX}").resolve()
+    if path.parent != folder:  # a symlinked file pointing elsewhere resolves outside
+        raise InvalidSlug(f"document {slug!r} does not resolve inside the knowledge folder")
+    return path
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode()).hexdigest()
+
+
+def title_of(content: str, slug: str) -> str:
+    """The first ``# `` heading, else the humanised slug ("go-patterns" → "Go patterns")."""
+    for line in content.splitlines():
+        if line.startswith("# ") and line[2:].strip():
+            return line[2:].strip()[:300]
+    return slug.replace("-", " ").capitalize()
+
+
+def file_write(kb: KnowledgeBase, slug: str, content: str) -> Path:
+    """Write ``content`` to the slug's file atomically (temporary file, fsync, rename)."""
+    path = document_path(kb, slug)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=SUFFIX)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def file_read(kb: KnowledgeBase, slug: str) -> str | None:
+    path = document_path(kb, slug)
+    if not path.is_file():
+        return None
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def file_delete(kb: KnowledgeBase, slug: str) -> bool:
+    path = document_path(kb, slug)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def files_list(kb: KnowledgeBase) -> tuple[dict[str, Path], list[str]]:
+    """The folder's documents by slug, and the names skipped (bad slug, not a regular file, symlink)."""
+    folder = kb.knowledge_dir
+    found: dict[str, Path] = {}
+    skipped: list[str] = []
+    if not folder.is_dir():
+        return found, skipped
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.suffix != SUFFIX:
+            continue
+        if path.is_symlink() or not path.is_file() or not _slug.fullmatch(path.stem):
+            skipped.append(path.name)
+            continue
+        found[path.stem] = path
+    return found, skipped

@@ -1,0 +1,336 @@
+"""Knowledge workflows: index a document, write through to its file, sync the
+folder into the index, receive uploads and process them in a job.
+
+The file is the truth for markdown documents; the index (Document + Chunk rows)
+follows it. A write takes the document's advisory lock, writes the file
+atomically and re-indexes in the same transaction; the sync takes the same
+lock per file, so the two never interleave. Should a transaction fail after
+its file was renamed into place, the next sync sees the changed hash and
+re-indexes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+from django_q.tasks import async_task
+from semantic_text_splitter import MarkdownSplitter, TextSplitter
+
+from memories import bulk, embeddings
+from memories.models import JobRun, KnowledgeBase
+
+from . import files
+from .extractors import TEXT_TYPES, ExtractionFailed, extract_text
+from .models import Chunk, Document
+
+logger = logging.getLogger(__name__)
+
+# Advisory-lock namespace for "document <kb>/<slug>" (and 1 for "sync of KB n").
+DOCUMENT_LOCK = 7_003
+SYNC_LOCK = 7_004
+UPLOAD_TYPES = sorted(TEXT_TYPES)
+
+
+class DocumentRefused(ValueError):
+    """Input that cannot become a document; the message says what to change."""
+
+
+# --- Indexing ------------------------------------------------------------------------
+
+
+def chunks_make(text: str, *, markdown: bool) -> list[tuple[int, str]]:
+    """``(start offset, text)`` chunks of about KNOWLEDGE_CHUNK_CHARS, overlapping by KNOWLEDGE_CHUNK_OVERLAP.
+
+    Split at the largest semantic unit that fits (sections and paragraphs for
+    markdown, then sentences, then words), so a chunk rarely cuts a sentence.
+    """
+    size, overlap = settings.KNOWLEDGE_CHUNK_CHARS, settings.KNOWLEDGE_CHUNK_OVERLAP
+    capacity = (max(1, size - overlap), size)
+    splitter = (MarkdownSplitter if markdown else TextSplitter)(capacity, overlap=overlap)
+    return [(start, chunk) for start, chunk in splitter.chunk_indices(text) if chunk.strip()]
+
+
+def document_index(*, document: Document) -> int:
+    """Replace the document's chunks with fresh ones, embedded; marks it done. Returns the chunk count.
+
+    Runs in the caller's transaction (or its own): readers see the old chunks or the new, never a mix.
+    """
+    pieces = chunks_make(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
+    vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
+    with transaction.atomic():
+        Chunk.objects.filter(document=document).delete()
+        Chunk.objects.bulk_create(
+            Chunk(document=document, kb_id=document.kb_id, ordinal=i, start_char=start, text=text, embedding=vector)
+            for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True))
+        )
+        document.status = Document.Status.DONE
+        document.error = ""
+        document.save(update_fields=["status", "error", "updated_at"])
+    return len(pieces)
+
+
+def _lock(namespace: int, key: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [namespace, zlib.crc32(key.encode()) - 2**31])
+
+
+# --- Markdown documents: write-through and sync -----------------------------------------
+
+
+def document_write(*, kb: KnowledgeBase, slug: str, content: str, source: str = "api") -> tuple[Document, bool]:
+    """Create or replace the markdown document ``slug``: file and index together. Returns (document, created).
+
+    Bots' writes are capped at KNOWLEDGE_MAX_MARKDOWN_BYTES; the slug rules and the
+    folder boundary are enforced by :mod:`knowledge.files`.
+    """
+    files.slug_check(slug)
+    if not isinstance(content, str) or not content.strip():
+        raise DocumentRefused("content is empty; send the full markdown of the document")
+    size = len(content.encode())
+    if size > settings.KNOWLEDGE_MAX_MARKDOWN_BYTES:
+        raise DocumentRefused(
+            f"content is {size} bytes; a markdown document may have at most {settings.KNOWLEDGE_MAX_MARKDOWN_BYTES}"
+        )
+    with transaction.atomic():
+        _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+        clash = Document.objects.filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN).first()
+        if clash is not None and clash.deleted_at is None:
+            raise DocumentRefused(f"{slug!r} is the slug of a {clash.doc_type} document; choose another slug")
+        files.file_write(kb, slug, content)
+        document, created = _markdown_upsert(kb, slug, content, source=source)
+    return document, created
+
+
+def _markdown_upsert(kb: KnowledgeBase, slug: str, content: str, *, source: str) -> tuple[Document, bool]:
+    """Index the markdown ``content`` as document ``slug`` (caller holds the document lock)."""
+    document, created = Document.objects.update_or_create(
+        kb=kb,
+        slug=slug,
+        defaults={
+            "title": files.title_of(content, slug),
+            "doc_type": Document.Type.MARKDOWN,
+            "namespace": "documents",
+            "source": source,
+            "content": content,
+            "content_hash": files.content_hash(content),
+            "size_bytes": len(content.encode()),
+            "status": Document.Status.PROCESSING,
+            "error": "",
+            "deleted_at": None,
+        },
+    )
+    document_index(document=document)
+    return document, created
+
+
+def document_delete(*, document: Document) -> None:
+    """Remove a document from the index (kept as a deleted row) and its file or stored upload from disk."""
+    with transaction.atomic():
+        _lock(DOCUMENT_LOCK, f"{document.kb_id}/{document.slug}")
+        if document.doc_type == Document.Type.MARKDOWN:
+            files.file_delete(document.kb, document.slug)
+        elif document.metadata.get("file"):
+            (document.kb.folder / document.metadata["file"]).unlink(missing_ok=True)
+        Chunk.objects.filter(document=document).delete()
+        document.deleted_at = timezone.now()
+        document.save(update_fields=["deleted_at", "updated_at"])
+
+
+def knowledge_sync(*, kb: KnowledgeBase) -> dict:
+    """Bring the KB's knowledge/ folder into the index: new, changed (by hash) and deleted files."""
+    counts = {"added": 0, "changed": 0, "deleted": 0, "unchanged": 0, "skipped": []}
+    found, counts["skipped"] = files.files_list(kb)
+    indexed = {
+        d.slug: d
+        for d in Document.objects.filter(kb=kb, doc_type=Document.Type.MARKDOWN, deleted_at__isnull=True).only(
+            "id", "slug", "content_hash", "status", "kb_id", "doc_type"
+        )
+    }
+    for slug, path in found.items():
+        with transaction.atomic():
+            _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+            try:
+                content = path.read_text(encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                continue  # removed meanwhile: the next sync sees it gone
+            known = indexed.get(slug)
+            if known and known.content_hash == files.content_hash(content) and known.status == Document.Status.DONE:
+                counts["unchanged"] += 1
+                continue
+            if Document.objects.filter(kb=kb, slug=slug, deleted_at__isnull=True).exclude(
+                doc_type=Document.Type.MARKDOWN
+            ).exists():
+                counts["skipped"].append(path.name)
+                continue
+            _markdown_upsert(kb, slug, content, source=f"file:{path.name}")
+            counts["changed" if known else "added"] += 1
+    for slug, document in indexed.items():
+        if slug in found:
+            continue
+        with transaction.atomic():
+            _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+            if files.document_path(kb, slug).exists():
+                continue  # written meanwhile
+            Chunk.objects.filter(document=document).delete()
+            Document.objects.filter(pk=document.pk).update(deleted_at=timezone.now(), updated_at=timezone.now())
+            counts["deleted"] += 1
+    return counts
+
+
+def knowledge_sync_all(*, job: JobRun) -> JobRun:
+    """Sync every active KB's folder; the run record keeps the counts per KB."""
+    job.start()
+    detail: dict = {}
+    try:
+        for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+            with transaction.atomic():
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [SYNC_LOCK, kb.pk])
+                    if not cursor.fetchone()[0]:
+                        continue  # another sync of this KB is running
+                counts = knowledge_sync(kb=kb)
+            if any(counts[k] for k in ("added", "changed", "deleted", "skipped")):
+                detail[str(kb)] = counts
+            job.items_read += counts["added"] + counts["changed"] + counts["unchanged"]
+    except embeddings.EmbeddingError as exc:
+        job.detail = detail
+        job.finish(status=JobRun.Status.FAILED, error=str(exc))
+        return job
+    job.detail = detail
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    return job
+
+
+def enqueue_sync() -> JobRun:
+    """Queue a sync of every folder, unless one is already waiting."""
+    waiting = JobRun.objects.filter(kind=JobRun.Kind.SYNC, status=JobRun.Status.QUEUED).first()
+    if waiting:
+        return waiting
+    with transaction.atomic():
+        job = JobRun.objects.create(kind=JobRun.Kind.SYNC, target="knowledge folders")
+        transaction.on_commit(lambda: async_task("knowledge.tasks.sync_knowledge", job.pk))
+    return job
+
+
+# --- Uploads and text documents -------------------------------------------------------------
+
+
+def _free_slug(kb: KnowledgeBase, wanted: str) -> str:
+    base = (slugify(wanted)[:56].strip("-") or "document").ljust(2, "0")
+    taken = set(Document.objects.filter(kb=kb, slug__startswith=base).values_list("slug", flat=True))
+    taken |= set(files.files_list(kb)[0])
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
+
+
+def document_upload(
+    *, kb: KnowledgeBase, name: str, data: bytes, namespace: str = "documents", title: str = ""
+) -> tuple[Document, JobRun]:
+    """Store an uploaded file and queue its extraction and indexing. Refuses unknown types and oversized files."""
+    name = Path(name or "").name  # a client's path is never used as one
+    suffix = Path(name).suffix.lower()
+    if suffix not in TEXT_TYPES:
+        raise DocumentRefused(
+            f"unsupported file type {suffix or '(none)'!r} for {name!r}; upload one of: {', '.join(UPLOAD_TYPES)}"
+        )
+    if not data:
+        raise DocumentRefused(f"{name!r} is empty")
+    if len(data) > settings.MAX_UPLOAD_BYTES:
+        raise DocumentRefused(f"{name!r} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes")
+    with transaction.atomic():
+        slug = _free_slug(kb, Path(name).stem)
+        relative = f"uploads/{slug}{suffix}"
+        document = Document.objects.create(
+            kb=kb,
+            slug=slug,
+            title=title or Path(name).stem,
+            doc_type=Document.Type.UPLOAD,
+            namespace=namespace or "documents",
+            source=name,
+            size_bytes=len(data),
+            metadata={"file": relative, "format": suffix.lstrip(".")},
+        )
+        path = kb.folder / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        job = enqueue_document(document=document)
+    return document, job
+
+
+def document_receive_text(
+    *, kb: KnowledgeBase, content: str, title: str = "", slug: str = "", namespace: str = "documents"
+) -> tuple[Document, JobRun]:
+    """Store a text document sent as JSON and queue its indexing."""
+    if not content.strip():
+        raise DocumentRefused("content is empty")
+    with transaction.atomic():
+        if slug:
+            files.slug_check(slug)
+            if Document.objects.filter(kb=kb, slug=slug).exists() or files.document_path(kb, slug).exists():
+                raise DocumentRefused(f"a document with slug {slug!r} already exists in this knowledge base")
+        else:
+            slug = _free_slug(kb, title or content.strip().splitlines()[0][:60])
+        document = Document.objects.create(
+            kb=kb,
+            slug=slug,
+            title=title or files.title_of(content, slug),
+            doc_type=Document.Type.TEXT,
+            namespace=namespace or "documents",
+            source="api",
+            content=content,
+            content_hash=files.content_hash(content),
+            size_bytes=len(content.encode()),
+        )
+        job = enqueue_document(document=document)
+    return document, job
+
+
+def enqueue_document(*, document: Document) -> JobRun:
+    """Queue (re-)indexing of a document in the background."""
+    with transaction.atomic():
+        Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING, error="")
+        job = JobRun.objects.create(kb_id=document.kb_id, kind=JobRun.Kind.DOCUMENT, target=str(document.pk))
+        transaction.on_commit(lambda: async_task("knowledge.tasks.process_document", job.pk, group=f"kb-{job.kb_id}"))
+    return job
+
+
+def document_process(*, job: JobRun) -> JobRun:
+    """Extract (uploads), chunk, embed and index one document; a failure is recorded on both rows."""
+    document = Document.objects.select_related("kb__bot").filter(pk=int(job.target), deleted_at__isnull=True).first()
+    if document is None:
+        job.finish(status=JobRun.Status.SKIPPED, error="the document was deleted")
+        return job
+    job.start()
+    Document.objects.filter(pk=document.pk).update(status=Document.Status.PROCESSING)
+    try:
+        if document.doc_type == Document.Type.UPLOAD:
+            path = document.kb.folder / document.metadata["file"]
+            if not path.is_file():
+                raise ExtractionFailed(f"the uploaded file {document.metadata['file']} is missing")
+            document.content = extract_text(document.source, path.read_bytes())
+            document.content_hash = files.content_hash(document.content)
+            document.save(update_fields=["content", "content_hash", "updated_at"])
+        elif document.doc_type == Document.Type.MARKDOWN:
+            content = files.file_read(document.kb, document.slug)
+            if content is not None:
+                document.content, document.content_hash = content, files.content_hash(content)
+                document.save(update_fields=["content", "content_hash", "updated_at"])
+        job.items_read = document_index(document=document)
+    except (ExtractionFailed, embeddings.EmbeddingError) as exc:
+        Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, error=str(exc))
+        job.finish(status=JobRun.Status.FAILED, error=str(exc))
+        return job
+    job.detail = {"document": document.slug, "chunks": job.items_read}
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    return job
+

@@ -1,0 +1,24 @@
+"""Background jobs of the knowledge app (django-q2). Thin: take ids, call a service."""
+
+from __future__ import annotations
+
+from memories.models import JobRun
+from memories.tasks import _job
+
+from . import archive, services
+
+
+def sync_knowledge(job_id: int | None = None) -> str | None:
+    """Sync every KB's knowledge/ folder; the schedule calls it without a job, so one is made."""
+    job = _job(job_id, JobRun.Kind.SYNC) if job_id else JobRun.objects.create(kind=JobRun.Kind.SYNC)
+    return services.knowledge_sync_all(job=job).status if job else None
+
+
+def process_document(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.DOCUMENT)
+    return services.document_process(job=job).status if job else None
+
+
+def archive_session(job_id: int) -> str | None:
+    job = _job(job_id, JobRun.Kind.ARCHIVE)
+    return archive.session_archive(job=job).status if job else None
