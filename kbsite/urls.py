@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 api_v1 = [
     path("", include("memories.api.urls")),
+    path("", include("knowledge.api.urls")),
 ]
 
 urlpatterns = [

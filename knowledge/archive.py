@@ -148,13 +148,17 @@ def summary_extractive(turns: list[Message]) -> _Summary:
             continue
         chosen.add(message.pk)
         used += len(line) + 1
-    lines = [f"- {m.speaker or m.role} ({m.created_at:%Y-%m-%d}): {m.content.strip()}" for m in salient if m.pk in chosen]
+    lines = [
+        f"- {m.speaker or m.role} ({m.created_at:%Y-%m-%d}): {m.content.strip()}" for m in salient if m.pk in chosen
+    ]
     text = "\n".join(m.content for m in salient)
     entities: list[str] = []
     for m in salient:
         entities += [e for e in entities_guess(m.content, m.speaker) if e not in entities]
     decisions = [m.content.strip()[:300] for m in salient if DECISION.search(m.content)]
-    return _Summary(summary="\n".join(lines), topics=topics_guess(text), entities=entities[:12], decisions=decisions[:10])
+    return _Summary(
+        summary="\n".join(lines), topics=topics_guess(text), entities=entities[:12], decisions=decisions[:10]
+    )
 
 
 def _document_store(session: Session, turns: list[Message], summary: _Summary, *, mode: str) -> Document:

@@ -52,6 +52,12 @@ class Document(models.Model):
     size_bytes = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     error = models.TextField(blank=True)
+    quarantine_reason = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="Set when a chunk looks like a secret or a prompt injection: "
+        "the document stays searchable by operators but never reaches a bot's context.",
+    )
     deleted_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

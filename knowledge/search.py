@@ -23,13 +23,20 @@ def chunks_search(
     exclude_session: str | None = None,
     query_vector=None,
     budget_chars: int | None = None,
+    include_quarantined: bool = False,
 ) -> list[dict]:
-    """Best chunks of the KBs' present documents for ``query``, best first."""
+    """Best chunks of the KBs' present documents for ``query``, best first.
+
+    Quarantined documents are left out unless an operator asks for them: what
+    this returns may be put into a bot's prompt.
+    """
     if not kbs:
         return []
     if query_vector is None:
         query_vector = bulk.as_vectors(embeddings.embed([query]))[0]
     clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
+    if not include_quarantined:
+        clauses.append("d.quarantine_reason = ''")
     params: list = [[kb.pk for kb in kbs]]
     if doc_types:
         clauses.append("d.doc_type = ANY(%s)")
@@ -74,7 +81,7 @@ def chunks_search(
         if not ranked:
             return []
         cursor.execute(
-            """SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata,
+            """SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata, d.kb_id,
                       ts_headline(%s, c.text, websearch_to_tsquery(%s, %s),
                                   'StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10')
                FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ANY(%s)""",
@@ -97,7 +104,8 @@ def chunks_search(
                 "doc_type": row[5],
                 "namespace": row[6],
                 "metadata": row[7],
-                "snippet": row[8],
+                "kb_id": row[8],
+                "snippet": row[9],
                 "score": scores[pk],
                 "signals": signals[pk],
                 "similarity": similarity.get(pk, 0.0),

@@ -22,7 +22,7 @@ from django.utils.text import slugify
 from django_q.tasks import async_task
 from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
-from memories import bulk, embeddings
+from memories import bulk, defence, embeddings
 from memories.models import JobRun, KnowledgeBase
 
 from . import files
@@ -63,6 +63,7 @@ def document_index(*, document: Document) -> int:
     """
     pieces = chunks_make(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
     vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
+    flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
     with transaction.atomic():
         Chunk.objects.filter(document=document).delete()
         Chunk.objects.bulk_create(
@@ -71,7 +72,8 @@ def document_index(*, document: Document) -> int:
         )
         document.status = Document.Status.DONE
         document.error = ""
-        document.save(update_fields=["status", "error", "updated_at"])
+        document.quarantine_reason = "; ".join(flags)[:300]
+        document.save(update_fields=["status", "error", "quarantine_reason", "updated_at"])
     return len(pieces)
 
 
@@ -163,9 +165,11 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
             if known and known.content_hash == files.content_hash(content) and known.status == Document.Status.DONE:
                 counts["unchanged"] += 1
                 continue
-            if Document.objects.filter(kb=kb, slug=slug, deleted_at__isnull=True).exclude(
-                doc_type=Document.Type.MARKDOWN
-            ).exists():
+            if (
+                Document.objects.filter(kb=kb, slug=slug, deleted_at__isnull=True)
+                .exclude(doc_type=Document.Type.MARKDOWN)
+                .exists()
+            ):
                 counts["skipped"].append(path.name)
                 continue
             _markdown_upsert(kb, slug, content, source=f"file:{path.name}")
@@ -233,20 +237,27 @@ def _free_slug(kb: KnowledgeBase, wanted: str) -> str:
     return f"{base}-{n}"
 
 
-def document_upload(
-    *, kb: KnowledgeBase, name: str, data: bytes, namespace: str = "documents", title: str = ""
-) -> tuple[Document, JobRun]:
-    """Store an uploaded file and queue its extraction and indexing. Refuses unknown types and oversized files."""
+def upload_check(*, name: str, size: int) -> str:
+    """The upload's bare file name, if its type and size are acceptable; else DocumentRefused saying why."""
     name = Path(name or "").name  # a client's path is never used as one
     suffix = Path(name).suffix.lower()
     if suffix not in TEXT_TYPES:
         raise DocumentRefused(
             f"unsupported file type {suffix or '(none)'!r} for {name!r}; upload one of: {', '.join(UPLOAD_TYPES)}"
         )
-    if not data:
+    if size == 0:
         raise DocumentRefused(f"{name!r} is empty")
-    if len(data) > settings.MAX_UPLOAD_BYTES:
-        raise DocumentRefused(f"{name!r} is {len(data)} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes")
+    if size > settings.MAX_UPLOAD_BYTES:
+        raise DocumentRefused(f"{name!r} is {size} bytes; the limit is {settings.MAX_UPLOAD_BYTES} bytes")
+    return name
+
+
+def document_upload(
+    *, kb: KnowledgeBase, name: str, data: bytes, namespace: str = "documents", title: str = ""
+) -> tuple[Document, JobRun]:
+    """Store an uploaded file and queue its extraction and indexing. Refuses unknown types and oversized files."""
+    name = upload_check(name=name, size=len(data))
+    suffix = Path(name).suffix.lower()
     with transaction.atomic():
         slug = _free_slug(kb, Path(name).stem)
         relative = f"uploads/{slug}{suffix}"
@@ -333,4 +344,3 @@ def document_process(*, job: JobRun) -> JobRun:
     job.detail = {"document": document.slug, "chunks": job.items_read}
     job.finish(status=JobRun.Status.SUCCEEDED)
     return job
-

@@ -9,9 +9,18 @@ from . import archive, services
 
 
 def sync_knowledge(job_id: int | None = None) -> str | None:
-    """Sync every KB's knowledge/ folder; the schedule calls it without a job, so one is made."""
-    job = _job(job_id, JobRun.Kind.SYNC) if job_id else JobRun.objects.create(kind=JobRun.Kind.SYNC)
-    return services.knowledge_sync_all(job=job).status if job else None
+    """Sync every KB's knowledge/ folder.
+
+    The schedule calls it without a job: its run record is kept only when the
+    sync changed something or failed, so a quiet folder leaves no trail.
+    """
+    if job_id:
+        job = _job(job_id, JobRun.Kind.SYNC)
+        return services.knowledge_sync_all(job=job).status if job else None
+    job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC, target="scheduled"))
+    if job.status == JobRun.Status.SUCCEEDED and not job.detail:
+        job.delete()
+    return job.status
 
 
 def process_document(job_id: int) -> str | None:

@@ -19,4 +19,13 @@ def ensure_schedules(**kwargs) -> None:
             "repeats": -1,
         },
     )
+    Schedule.objects.update_or_create(
+        name="knowledge-sync",
+        defaults={
+            "func": "knowledge.tasks.sync_knowledge",
+            "schedule_type": Schedule.MINUTES,
+            "minutes": settings.KNOWLEDGE_SYNC_MINUTES,
+            "repeats": -1,
+        },
+    )
     schedules_sync_all()

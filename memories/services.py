@@ -7,7 +7,7 @@ import logging
 from django.db import transaction
 
 from memories import embeddings
-from memories.models import Consolidation, Entity, KnowledgeBase, Memory
+from memories.models import Consolidation, Entity, KnowledgeBase, Memory, Mode, text_hash
 
 logger = logging.getLogger(__name__)
 
@@ -59,3 +59,36 @@ def memories_embed_missing(*, kb_id: int | None = None) -> int:
             model.objects.bulk_update(objs, ["embedding"])
             done += len(objs)
     return done
+
+
+def memory_add(
+    *, kb: KnowledgeBase, text: str, kind: str = Memory.Kind.FACT, entities=(), topics=(), source: str = "api"
+) -> tuple[Memory, bool]:
+    """A fact stated directly by a bot (the ``memory_add`` tool). Returns (memory, created).
+
+    Goes through the same write-path defence as extracted facts (quarantined if
+    it looks like a secret or an injection); a verbatim duplicate of a live
+    memory returns that memory. The embedding is computed by a job.
+    """
+    from memories import defence
+
+    screening = defence.screen(text)
+    with transaction.atomic():
+        existing = Memory.objects.live().filter(kb=kb, content_hash=text_hash(screening.text)).first()
+        if existing:
+            return existing, False
+        memory = Memory.objects.create(
+            kb=kb,
+            text=screening.text,
+            kind=kind,
+            entities=[e.strip().lower() for e in entities if e.strip()][:50],
+            topics=[t.strip().lower() for t in topics if t.strip()][:50],
+            source=source,
+            mode=Mode.MANUAL,
+            quarantined=screening.quarantined,
+            quarantine_reason=screening.reason,
+        )
+        from memories.tasks import enqueue_embed_missing
+
+        enqueue_embed_missing(kb_id=kb.pk)
+    return memory, True

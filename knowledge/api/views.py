@@ -1,0 +1,194 @@
+"""Views of the knowledge API: documents of a KB, search, archive, and the bot tools."""
+
+from __future__ import annotations
+
+import json
+
+from django.db.models import Count
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from knowledge import archive, files, services, tools
+from knowledge.api.serializers import (
+    ArchiveSerializer,
+    DocumentAcceptedSerializer,
+    DocumentDetailSerializer,
+    DocumentHitSerializer,
+    DocumentSearchSerializer,
+    DocumentSerializer,
+    DocumentTextSerializer,
+    DocumentUploadSerializer,
+    DocumentWriteSerializer,
+    ToolCallSerializer,
+)
+from knowledge.models import Document
+from knowledge.search import chunks_search
+from memories.api.views import KB_NAME, KBScopedMixin, _active_kb
+from memories.models import Session
+
+SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.")
+
+
+def _refused(exc: Exception) -> ValidationError:
+    return ValidationError({"detail": str(exc)})
+
+
+@extend_schema(parameters=[KB_NAME])
+class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Documents of one KB: upload or send text (indexed in the background), read, write markdown, delete, search."""
+
+    lookup_field = "slug"
+    lookup_value_regex = "[^/]+"
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+    filterset_fields = ["doc_type", "namespace", "status"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Document.objects.none()
+        return (
+            Document.objects.present().filter(kb=self.get_kb()).annotate(chunk_count=Count("chunks")).order_by("slug")
+        )
+
+    def get_serializer_class(self):
+        return DocumentDetailSerializer if self.action == "retrieve" else DocumentSerializer
+
+    def get_object(self):
+        slug = self.kwargs["slug"]
+        try:
+            files.slug_check(slug)
+        except files.InvalidSlug as exc:
+            raise _refused(exc) from exc
+        document = self.get_queryset().filter(slug=slug).first()
+        if document is None:
+            raise NotFound(f"No document {slug!r} in knowledge base {self.get_kb().name!r}.")
+        return document
+
+    @extend_schema(
+        request={"multipart/form-data": DocumentUploadSerializer, "application/json": DocumentTextSerializer},
+        responses={202: DocumentAcceptedSerializer(many=True)},
+    )
+    def create(self, request, kb_name=None):
+        """Upload files (multipart field ``file``, several allowed) or send JSON ``content``; indexed in a job."""
+        kb = _active_kb(request, kb_name)
+        accepted = []
+        try:
+            if request.content_type.startswith("multipart/"):
+                params = DocumentUploadSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
+                params.is_valid(raise_exception=True)
+                uploads = params.validated_data["file"]
+                # All or nothing: every file is checked before any is stored.
+                for upload in uploads:
+                    services.upload_check(name=upload.name, size=upload.size)
+                for upload in uploads:
+                    document, job = services.document_upload(
+                        kb=kb,
+                        name=upload.name,
+                        data=upload.read(),
+                        namespace=params.validated_data["namespace"],
+                        title=params.validated_data["title"] if len(uploads) == 1 else "",
+                    )
+                    accepted.append({"slug": document.slug, "status": document.status, "job_id": job.pk})
+            else:
+                params = DocumentTextSerializer(data=request.data)
+                params.is_valid(raise_exception=True)
+                document, job = services.document_receive_text(kb=kb, **params.validated_data)
+                accepted.append({"slug": document.slug, "status": document.status, "job_id": job.pk})
+        except (services.DocumentRefused, files.InvalidSlug) as exc:
+            raise _refused(exc) from exc
+        return Response({"documents": accepted}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        request=DocumentWriteSerializer, responses={200: DocumentDetailSerializer, 201: DocumentDetailSerializer}
+    )
+    def update(self, request, kb_name=None, slug=None):
+        """Create or replace a markdown document: its file in knowledge/ and the index, together."""
+        kb = _active_kb(request, kb_name)
+        params = DocumentWriteSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        try:
+            document, created = services.document_write(kb=kb, slug=slug, content=params.validated_data["content"])
+        except (services.DocumentRefused, files.InvalidSlug) as exc:
+            raise _refused(exc) from exc
+        document = self.get_queryset().get(pk=document.pk)
+        return Response(
+            DocumentDetailSerializer(document).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )
+
+    def destroy(self, request, kb_name=None, slug=None):
+        """Delete a document from the index and its file (markdown) or stored upload."""
+        services.document_delete(document=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=None, responses={202: DocumentAcceptedSerializer})
+    @action(detail=True, methods=["post"])
+    def reindex(self, request, kb_name=None, slug=None):
+        """Extract, chunk and embed the document again (e.g. after a failure)."""
+        document = self.get_object()
+        job = services.enqueue_document(document=document)
+        return Response({"slug": document.slug, "status": "pending", "job_id": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=DocumentSearchSerializer, responses=DocumentHitSerializer(many=True))
+    @action(detail=False, methods=["post"])
+    def search(self, request, kb_name=None):
+        """Hybrid search over the KB's document chunks (full text + vector, RRF) with highlighted snippets."""
+        params = DocumentSearchSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        results = chunks_search(
+            kbs=[self.get_kb()],
+            query=data["query"],
+            limit=data["limit"],
+            doc_types=data.get("doc_types"),
+            namespaces=data.get("namespaces"),
+            exclude_session=data.get("session_id"),
+        )
+        return Response({"query": data["query"], "results": DocumentHitSerializer(results, many=True).data})
+
+
+class ArchiveView(APIView):
+    """Archive a session's turns into a conversation document now (in the background)."""
+
+    @extend_schema(parameters=[KB_NAME], request=ArchiveSerializer, responses={202: DocumentAcceptedSerializer})
+    def post(self, request, kb_name):
+        kb = _active_kb(request, kb_name)
+        params = ArchiveSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        session = Session.objects.filter(kb=kb, external_id=params.validated_data["session_id"]).first()
+        if session is None:
+            raise NotFound(f"No session {params.validated_data['session_id']!r} in knowledge base {kb.name!r}.")
+        job = archive.enqueue_archive(session=session, keep=params.validated_data["keep_recent"])
+        return Response({"session_id": session.external_id, "job_id": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+
+class ToolListView(APIView):
+    """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
+
+    def get(self, request):
+        return Response({"tools": tools.tools_definitions(bot=request.user)})
+
+
+class ToolCallView(APIView):
+    """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
+
+    @extend_schema(request=ToolCallSerializer)
+    def post(self, request, name):
+        params = ToolCallSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        arguments = params.validated_data["arguments"]
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise ValidationError({"arguments": [f"not valid JSON: {exc}"]}) from exc
+        if not isinstance(arguments, dict):
+            raise ValidationError({"arguments": ["must be a JSON object"]})
+        try:
+            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments)
+        except tools.ToolError as exc:
+            return Response({"detail": str(exc)}, status=exc.status)
+        return Response({"tool": name, "result": result})

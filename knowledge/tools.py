@@ -1,0 +1,299 @@
+"""Tools for bots (seeds 002 and 004): OpenAI function definitions and their execution.
+
+Definitions are built per bot, so the ``kb`` parameter lists exactly the
+bot's own knowledge bases; arguments are validated against the same JSON
+Schema before anything runs, and every tool acts only within the calling
+bot's knowledge bases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from jsonschema import Draft202012Validator
+
+from memories import recall
+from memories.models import Bot, KnowledgeBase, Memory
+from memories.services import memory_add
+
+from . import files, services
+from .models import Document
+from .search import chunks_search
+
+LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "default": 5, "description": "Maximum number of results."}
+
+
+class ToolError(Exception):
+    """The call cannot be executed as asked; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    properties: dict
+    required: tuple[str, ...]
+    run: Callable[[Bot, list[KnowledgeBase], dict], dict]
+
+    def parameters(self, kb_names: list[str]) -> dict:
+        properties = dict(self.properties)
+        properties["kb"] = {
+            "type": "string",
+            "enum": kb_names,
+            "description": "Knowledge base to use. Optional when you have only one; searches cover all when omitted.",
+        }
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(self.required),
+            "additionalProperties": False,
+        }
+
+    def definition(self, kb_names: list[str]) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters(kb_names)},
+        }
+
+
+def _kbs(bot: Bot) -> list[KnowledgeBase]:
+    return list(KnowledgeBase.objects.for_bot(bot).filter(is_active=True).order_by("name"))
+
+
+def _scope(kbs: list[KnowledgeBase], args: dict) -> list[KnowledgeBase]:
+    """The KBs a search covers: the named one, or all of the bot's."""
+    if "kb" in args:
+        return [kb for kb in kbs if kb.name == args["kb"]]
+    return kbs
+
+
+def _one(kbs: list[KnowledgeBase], args: dict) -> KnowledgeBase:
+    """The KB a read or write acts on: the named one, or the only one."""
+    if "kb" in args:
+        return _scope(kbs, args)[0]
+    if len(kbs) == 1:
+        return kbs[0]
+    raise ToolError(f"'kb' is required: you have {len(kbs)} knowledge bases ({', '.join(kb.name for kb in kbs)})")
+
+
+def _hits(results: list[dict], kbs: list[KnowledgeBase]) -> list[dict]:
+    names = {kb.pk: kb.name for kb in kbs}
+    return [
+        {
+            "kb": names[r["kb_id"]],
+            "slug": r["document"],
+            "title": r["title"],
+            "doc_type": r["doc_type"],
+            "chunk": r["chunk"],
+            "snippet": r["snippet"],
+            "score": round(r["score"], 5),
+            **({"session_id": r["metadata"].get("session_id")} if r["doc_type"] == Document.Type.CONVERSATION else {}),
+        }
+        for r in results
+    ]
+
+
+def _knowledge_search(bot, kbs, args):
+    scope = _scope(kbs, args)
+    results = chunks_search(kbs=scope, query=args["query"], limit=args.get("limit", 5), namespaces=["documents"])
+    return {"results": _hits(results, scope)}
+
+
+def _knowledge_read(bot, kbs, args):
+    kb = _one(kbs, args)
+    document = Document.objects.present().filter(kb=kb, slug=args["slug"]).first()
+    if document is None:
+        raise ToolError(f"no document {args['slug']!r} in knowledge base {kb.name!r}", status=404)
+    return {
+        "kb": kb.name,
+        "slug": document.slug,
+        "title": document.title,
+        "doc_type": document.doc_type,
+        "content": document.content,
+        "updated_at": document.updated_at.isoformat(),
+    }
+
+
+def _knowledge_write(bot, kbs, args):
+    kb = _one(kbs, args)
+    try:
+        document, created = services.document_write(kb=kb, slug=args["slug"], content=args["content"], source="tool")
+    except (files.InvalidSlug, services.DocumentRefused) as exc:
+        raise ToolError(str(exc)) from exc
+    return {
+        "kb": kb.name,
+        "slug": document.slug,
+        "title": document.title,
+        "bytes": document.size_bytes,
+        "created": created,
+    }
+
+
+def _knowledge_list(bot, kbs, args):
+    scope = _scope(kbs, args)
+    documents = Document.objects.present().filter(kb__in=scope).exclude(doc_type=Document.Type.CONVERSATION)
+    names = {kb.pk: kb.name for kb in scope}
+    return {
+        "documents": [
+            {
+                "kb": names[d.kb_id],
+                "slug": d.slug,
+                "title": d.title,
+                "doc_type": d.doc_type,
+                "updated_at": d.updated_at.isoformat(),
+            }
+            for d in documents.order_by("kb__name", "slug").only("kb_id", "slug", "title", "doc_type", "updated_at")
+        ]
+    }
+
+
+NAMESPACES = {"conversations": ["conversations"], "documents": ["documents"], "all": None}
+
+
+def _search_knowledge_base(bot, kbs, args):
+    scope = _scope(kbs, args)
+    results = chunks_search(
+        kbs=scope,
+        query=args["query"],
+        limit=args.get("limit", 5),
+        namespaces=NAMESPACES[args.get("search_type", "all")],
+        exclude_session=args.get("session_id"),
+    )
+    return {"results": _hits(results, scope)}
+
+
+def _memory_search(bot, kbs, args):
+    hits = recall.recall(kbs=_scope(kbs, args), query=args["query"], k=args.get("limit", 5))
+    return {
+        "results": [
+            {"kb": h.kb, "id": h.id, "type": h.type, "kind": h.kind, "text": h.text, "score": round(h.score, 5)}
+            for h in hits
+        ]
+    }
+
+
+def _memory_add(bot, kbs, args):
+    kb = _one(kbs, args)
+    memory, created = memory_add(
+        kb=kb,
+        text=args["text"],
+        kind=args.get("kind", Memory.Kind.FACT),
+        entities=args.get("entities", []),
+        topics=args.get("topics", []),
+        source="tool",
+    )
+    return {"kb": kb.name, "id": memory.pk, "created": created, "quarantined": memory.quarantined}
+
+
+QUERY = {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Search terms or a question."}
+SLUG = {
+    "type": "string",
+    "pattern": files.SLUG_RE,
+    "description": "Document slug (lowercase, hyphens), e.g. 'matrix-tips'.",
+}
+TAGS = {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "maxItems": 50}
+
+TOOLS = {
+    tool.name: tool
+    for tool in [
+        Tool(
+            "knowledge_search",
+            "Search your knowledge documents. Returns matching snippets ranked by relevance.",
+            {"query": QUERY, "limit": LIMIT},
+            ("query",),
+            _knowledge_search,
+        ),
+        Tool(
+            "knowledge_read",
+            "Read the full content of a knowledge document by its slug.",
+            {"slug": SLUG},
+            ("slug",),
+            _knowledge_read,
+        ),
+        Tool(
+            "knowledge_write",
+            "Create or update a knowledge document (full markdown), to save new knowledge or improve a document.",
+            {
+                "slug": SLUG,
+                "content": {"type": "string", "minLength": 1, "description": "Full markdown, at most 64 KB."},
+            },
+            ("slug", "content"),
+            _knowledge_write,
+        ),
+        Tool(
+            "knowledge_list",
+            "List the documents in your knowledge base with their titles and last update.",
+            {},
+            (),
+            _knowledge_list,
+        ),
+        Tool(
+            "search_knowledge_base",
+            "Search the knowledge base, including summaries of past conversations and documents.",
+            {
+                "query": QUERY,
+                "search_type": {
+                    "type": "string",
+                    "enum": ["conversations", "documents", "all"],
+                    "default": "all",
+                    "description": "Type of content to search.",
+                },
+                "limit": LIMIT,
+                "session_id": {
+                    "type": "string",
+                    "maxLength": 200,
+                    "description": "The current session: its own archived conversation is left out.",
+                },
+            },
+            ("query",),
+            _search_knowledge_base,
+        ),
+        Tool(
+            "memory_search",
+            "Search your memories (atomic facts remembered from conversations) for ones relevant to a query.",
+            {"query": QUERY, "limit": LIMIT},
+            ("query",),
+            _memory_search,
+        ),
+        Tool(
+            "memory_add",
+            "Remember a fact: one short declarative sentence about the user, their world or a decision.",
+            {
+                "text": {"type": "string", "minLength": 3, "maxLength": 2000},
+                "kind": {"type": "string", "enum": list(Memory.Kind.values), "default": "fact"},
+                "entities": TAGS,
+                "topics": TAGS,
+            },
+            ("text",),
+            _memory_add,
+        ),
+    ]
+}
+
+
+def tools_definitions(*, bot: Bot) -> list[dict]:
+    names = [kb.name for kb in _kbs(bot)]
+    return [tool.definition(names) for tool in TOOLS.values()]
+
+
+def tool_execute(*, bot: Bot, name: str, arguments: dict) -> dict:
+    """Validate ``arguments`` against the tool's schema and run it within the bot's knowledge bases."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise ToolError(f"unknown tool {name!r}; available: {', '.join(TOOLS)}", status=404)
+    kbs = _kbs(bot)
+    if not kbs:
+        raise ToolError("this bot has no active knowledge base; create one first", status=409)
+    validator = Draft202012Validator(tool.parameters([kb.name for kb in kbs]))
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ToolError(
+            "invalid arguments: "
+            + "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors[:5])
+        )
+    return tool.run(bot, kbs, arguments)
