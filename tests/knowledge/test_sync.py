@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import pytest
@@ -130,6 +131,6 @@ def test_long_documents_are_chunked_with_overlap(kb, settings):
     pieces = services.chunks_make(text, markdown=False)
     assert len(pieces) > 5
     assert all(len(chunk) <= 200 for _, chunk in pieces)
-    for (start, chunk), (next_start, _) in zip(pieces, pieces[1:]):
+    for (start, chunk), (next_start, _) in itertools.pairwise(pieces):
         assert next_start < start + len(chunk)  # overlapping
     assert pieces[-1][0] + len(pieces[-1][1]) == len(text)
