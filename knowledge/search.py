@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 
 from django.db import transaction
@@ -103,7 +104,8 @@ def chunks_search(
                 "title": row[4],
                 "doc_type": row[5],
                 "namespace": row[6],
-                "metadata": row[7],
+                # Django's connection hands jsonb over as text.
+                "metadata": json.loads(row[7]) if isinstance(row[7], str) else row[7],
                 "kb_id": row[8],
                 "snippet": row[9],
                 "score": scores[pk],

@@ -74,7 +74,7 @@ class DocumentSearchSerializer(serializers.Serializer):
 
 
 class DocumentHitSerializer(serializers.Serializer):
-    slug = serializers.CharField()
+    slug = serializers.CharField(source="document")
     title = serializers.CharField()
     doc_type = serializers.CharField()
     namespace = serializers.CharField()
