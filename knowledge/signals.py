@@ -14,6 +14,8 @@ logger = logging.getLogger(__name__)
 def worker_started(sender, proc_name: str = "", **kwargs) -> None:
     from knowledge.services import enqueue_sync
 
+    if proc_name == "MainProcess":
+        return  # a task run inline (sync mode, tests), not a worker process of the cluster starting
     # Every worker says so when it starts; enqueue_sync keeps a single sync waiting.
     try:
         enqueue_sync()
