@@ -1,34 +1,61 @@
-"""Admin for knowledge documents and their chunks."""
+"""Admin for knowledge documents: chunks, a markdown editor that writes through to
+the file, re-indexing, and the staff upload page with its live status list."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.conf import settings
+from django.contrib import admin, messages
+from django.db import transaction
 from django.db.models import Count
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
 
+from knowledge import services
+from knowledge.forms import MarkdownDocumentForm, UploadForm
 from knowledge.models import Chunk, Document
 
 
-class ChunkInline(admin.TabularInline):
-    model = Chunk
-    extra = 0
-    fields = ["ordinal", "start_char", "text"]
-    readonly_fields = fields
-    can_delete = False
-    show_change_link = True
+class PresentFilter(admin.SimpleListFilter):
+    title = "present"
+    parameter_name = "present"
 
-    def has_add_permission(self, request, obj=None):
-        return False
+    def lookups(self, request, model_admin):
+        return [("yes", "Present"), ("no", "Deleted")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.filter(deleted_at__isnull=True)
+        if self.value() == "no":
+            return queryset.filter(deleted_at__isnull=False)
+        return queryset
 
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["slug", "title", "kb", "doc_type", "namespace", "status", "chunk_count", "size_bytes", "updated_at"]
-    list_filter = ["status", "doc_type", "namespace", "kb__bot", "kb"]
+    list_filter = ["status", "doc_type", "namespace", PresentFilter, "kb__bot", "kb"]
     list_select_related = ["kb__bot"]
     search_fields = ["slug", "title", "source"]
     raw_id_fields = ["kb"]
-    readonly_fields = ["content_hash", "size_bytes", "status", "error", "deleted_at", "created_at", "updated_at"]
-    inlines = [ChunkInline]
+    readonly_fields = [
+        "title",
+        "doc_type",
+        "namespace",
+        "source",
+        "metadata",
+        "content_hash",
+        "size_bytes",
+        "status",
+        "error",
+        "quarantine_reason",
+        "deleted_at",
+        "created_at",
+        "updated_at",
+        "chunk_list",
+    ]
+    actions = ["reindex"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_chunks=Count("chunks"))
@@ -36,6 +63,115 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.display(description="chunks", ordering="_chunks")
     def chunk_count(self, obj):
         return obj._chunks
+
+    @admin.display(description="chunks")
+    def chunk_list(self, obj):
+        # Read-only list rather than an inline: chunks are written by the indexer only.
+        rows = format_html_join(
+            "",
+            '<tr><td><a href="{}">#{}</a></td><td>{}</td><td>{}</td></tr>',
+            (
+                (reverse("admin:knowledge_chunk_change", args=[c.pk]), c.ordinal, c.start_char, c.text[:400])
+                for c in obj.chunks.order_by("ordinal")
+            ),
+        )
+        return format_html("<table><tr><th>chunk</th><th>offset</th><th>text</th></tr>{}</table>", rows)
+
+    def _editable(self, obj) -> bool:
+        return obj is None or obj.doc_type == Document.Type.MARKDOWN
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        if self._editable(obj):
+            kwargs["form"] = MarkdownDocumentForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["kb", "slug", "content"]
+        editable = ["content"] if self._editable(obj) else []
+        return ["kb", "slug", *editable, *self.readonly_fields, *([] if editable else ["content"])]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return []
+        fixed = ["kb", "slug"]
+        return [*fixed, *self.readonly_fields, *([] if self._editable(obj) else ["content"])]
+
+    def save_model(self, request, obj, form, change):
+        # Write-through: the file in knowledge/ and the index change together.
+        document, _ = services.document_write(
+            kb=form.cleaned_data.get("kb") or obj.kb,
+            slug=form.cleaned_data.get("slug") or obj.slug,
+            content=form.cleaned_data["content"],
+            source="admin",
+            max_bytes=settings.MAX_UPLOAD_BYTES,
+        )
+        obj.pk = document.pk
+
+    def save_related(self, request, form, formsets, change):
+        pass  # chunks are written by the indexer, not by the inline
+
+    def delete_model(self, request, obj):
+        services.document_delete(document=obj)
+        obj.delete()
+
+    def delete_queryset(self, request, queryset):
+        for document in queryset:
+            self.delete_model(request, document)
+
+    @admin.action(description="Re-index selected documents (extract, chunk, embed again)")
+    def reindex(self, request, queryset):
+        count = 0
+        for document in queryset.filter(deleted_at__isnull=True):
+            services.enqueue_document(document=document)
+            count += 1
+        self.message_user(request, f"Queued {count} document(s) for re-indexing.", messages.SUCCESS)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("upload/", view(self.upload_view), name="knowledge_document_upload"),
+            path("upload/status/", view(self.upload_status_view), name="knowledge_document_upload_status"),
+            *super().get_urls(),
+        ]
+
+    def upload_view(self, request):
+        """Staff upload several files at once; each becomes a document indexed by a background job."""
+        if not self.has_add_permission(request):
+            return redirect("admin:index")
+        form = UploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            ids = []
+            with transaction.atomic():
+                for upload in form.cleaned_data["files"]:
+                    document, _ = services.document_upload(
+                        kb=form.cleaned_data["kb"],
+                        name=upload.name,
+                        data=upload.read(),
+                        namespace=form.cleaned_data["namespace"],
+                    )
+                    ids.append(str(document.pk))
+            return redirect(f"{reverse('admin:knowledge_document_upload_status')}?ids={','.join(ids)}")
+        context = {**self.admin_site.each_context(request), "title": "Upload documents", "form": form}
+        return TemplateResponse(request, "admin/knowledge/document/upload.html", context)
+
+    def upload_status_view(self, request):
+        """The uploaded documents' status; the page refreshes itself until each is done or failed."""
+        ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.strip().isdigit()][:100]
+        documents = list(
+            Document.objects.filter(pk__in=ids)
+            .select_related("kb__bot")
+            .annotate(n_chunks=Count("chunks"))
+            .order_by("pk")
+        )
+        waiting = any(d.status in (Document.Status.PENDING, Document.Status.PROCESSING) for d in documents)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Upload status",
+            "documents": documents,
+            "waiting": waiting,
+        }
+        return TemplateResponse(request, "admin/knowledge/document/upload_status.html", context)
 
 
 @admin.register(Chunk)

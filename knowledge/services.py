@@ -85,20 +85,21 @@ def _lock(namespace: int, key: str) -> None:
 # --- Markdown documents: write-through and sync -----------------------------------------
 
 
-def document_write(*, kb: KnowledgeBase, slug: str, content: str, source: str = "api") -> tuple[Document, bool]:
+def document_write(
+    *, kb: KnowledgeBase, slug: str, content: str, source: str = "api", max_bytes: int | None = None
+) -> tuple[Document, bool]:
     """Create or replace the markdown document ``slug``: file and index together. Returns (document, created).
 
-    Bots' writes are capped at KNOWLEDGE_MAX_MARKDOWN_BYTES; the slug rules and the
-    folder boundary are enforced by :mod:`knowledge.files`.
+    Bots' writes are capped at KNOWLEDGE_MAX_MARKDOWN_BYTES (operators in the admin
+    may pass a larger ``max_bytes``); the slug rules and the folder boundary are
+    enforced by :mod:`knowledge.files`.
     """
     files.slug_check(slug)
     if not isinstance(content, str) or not content.strip():
         raise DocumentRefused("content is empty; send the full markdown of the document")
-    size = len(content.encode())
-    if size > settings.KNOWLEDGE_MAX_MARKDOWN_BYTES:
-        raise DocumentRefused(
-            f"content is {size} bytes; a markdown document may have at most {settings.KNOWLEDGE_MAX_MARKDOWN_BYTES}"
-        )
+    size, limit = len(content.encode()), max_bytes or settings.KNOWLEDGE_MAX_MARKDOWN_BYTES
+    if size > limit:
+        raise DocumentRefused(f"content is {size} bytes; a markdown document may have at most {limit}")
     with transaction.atomic():
         _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
         clash = Document.objects.filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN).first()

@@ -1,0 +1,91 @@
+"""Forms of the staff pages: the markdown editor and the multi-file upload."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+
+from memories.models import KnowledgeBase
+
+from . import files, services
+from .models import Document
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files in one field (Django's documented pattern); each is checked for type and size."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ",".join(services.UPLOAD_TYPES)}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        uploads = [single(d, initial) for d in data] if isinstance(data, list | tuple) else [single(data, initial)]
+        errors = []
+        for upload in uploads:
+            try:
+                services.upload_check(name=upload.name, size=upload.size)
+            except services.DocumentRefused as exc:
+                errors.append(str(exc))
+        if errors:
+            raise forms.ValidationError(errors)
+        return uploads
+
+
+class UploadForm(forms.Form):
+    kb = forms.ModelChoiceField(
+        queryset=KnowledgeBase.objects.filter(is_active=True), label="Knowledge base", empty_label=None
+    )
+    namespace = forms.CharField(max_length=200, initial="documents")
+    files = MultipleFileField(
+        help_text=f"One or more of: {', '.join(services.UPLOAD_TYPES)}; "
+        f"at most {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MiB each."
+    )
+
+
+class MarkdownDocumentForm(forms.ModelForm):
+    """Edit a markdown document; saving writes the file in knowledge/ and re-indexes it (see the admin)."""
+
+    content = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 30, "cols": 100, "style": "font-family: monospace"}),
+        strip=False,
+        help_text="Markdown. The first '# ' heading is the title. Saved to <kb>/knowledge/<slug>.md.",
+    )
+
+    class Meta:
+        model = Document
+        fields = ["kb", "slug", "content"]
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        try:
+            files.slug_check(slug)
+        except files.InvalidSlug as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        if self.instance.pk and slug != self.instance.slug:
+            raise forms.ValidationError("The slug names the file; create a new document to use another one.")
+        return slug
+
+    def clean_content(self):
+        content = self.cleaned_data["content"]
+        if not content.strip():
+            raise forms.ValidationError("The document is empty.")
+        if len(content.encode()) > settings.MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(f"A document may have at most {settings.MAX_UPLOAD_BYTES} bytes.")
+        return content
+
+    def clean(self):
+        data = super().clean()
+        kb, slug = data.get("kb") or getattr(self.instance, "kb", None), data.get("slug")
+        if kb and slug and not self.instance.pk:
+            clash = Document.objects.present().filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN)
+            if clash.exists():
+                self.add_error("slug", f"{slug!r} is already the slug of an uploaded or archived document.")
+        return data
+
+    def validate_unique(self):
+        pass  # an existing markdown slug is replaced (write-through), not a clash

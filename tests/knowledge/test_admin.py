@@ -1,0 +1,96 @@
+"""Staff pages: the markdown editor writes through to the file, re-index, and the multi-file upload form."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from knowledge import files, services
+from knowledge.models import Document
+from tests.conftest import run_queued_tasks
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_editor_creates_and_edits_a_markdown_file(admin_client, kb):
+    """Adding and editing a markdown document in the admin writes <kb>/knowledge/<slug>.md and re-indexes it."""
+    response = admin_client.post(
+        reverse("admin:knowledge_document_add"),
+        {"kb": kb.pk, "slug": "onboarding", "content": "# Onboarding\n\nNew staff get a laptop on day one.\n"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    document = Document.objects.get(slug="onboarding")
+    assert files.document_path(kb, "onboarding").read_text() == document.content
+    assert document.title == "Onboarding" and document.chunks.count() == 1
+    response = admin_client.post(
+        reverse("admin:knowledge_document_change", args=[document.pk]),
+        {"content": "# Onboarding\n\nNew staff get a laptop and a badge.\n"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    document.refresh_from_db()
+    assert files.document_path(kb, "onboarding").read_text() == document.content
+    assert "badge" in document.chunks.get().text
+
+
+def test_editor_refuses_bad_slugs_with_a_message(admin_client, kb, tmp_path):
+    """A traversal slug is a form error; nothing is written."""
+    before = sorted(tmp_path.rglob("*"))
+    response = admin_client.post(
+        reverse("admin:knowledge_document_add"), {"kb": kb.pk, "slug": "../evil", "content": "# x\n"}
+    )
+    assert response.status_code == 200 and "invalid slug" in response.content.decode()
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_uploaded_documents_are_shown_read_only(admin_client, kb):
+    """An upload's extracted text is shown, not editable (there is no file to write it to)."""
+    document, _ = services.document_upload(kb=kb, name="memo.txt", data=b"Quarterly memo about the budget.")
+    run_queued_tasks()
+    page = admin_client.get(reverse("admin:knowledge_document_change", args=[document.pk])).content.decode()
+    assert "Quarterly memo" in page and '<textarea name="content"' not in page
+
+
+def test_reindex_action_queues_jobs(admin_client, kb):
+    """The re-index action puts the selected documents back through extraction and indexing."""
+    document, _ = services.document_write(kb=kb, slug="faq", content="# FAQ\n\nOpen 9 to 5.\n")
+    response = admin_client.post(
+        reverse("admin:knowledge_document_changelist"), {"action": "reindex", "_selected_action": [document.pk]}
+    )
+    assert response.status_code == 302
+    assert Document.objects.get(pk=document.pk).status == "pending"
+    run_queued_tasks()
+    assert Document.objects.get(pk=document.pk).status == "done"
+
+
+def test_upload_form_takes_several_files_and_reports_their_status(admin_client, kb):
+    """Several files in one post; the status page refreshes itself while any is pending and stops when done."""
+    response = admin_client.post(
+        reverse("admin:knowledge_document_upload"),
+        {
+            "kb": kb.pk,
+            "namespace": "documents",
+            "files": [
+                SimpleUploadedFile("a.txt", b"Alpha file about apples."),
+                SimpleUploadedFile("b.md", b"# Bravo\n\nBananas."),
+            ],
+        },
+    )
+    assert response.status_code == 302
+    status_url = response["Location"]
+    page = admin_client.get(status_url).content.decode()
+    assert page.count('data-status="pending"') == 2 and 'http-equiv="refresh"' in page
+    run_queued_tasks()
+    page = admin_client.get(status_url).content.decode()
+    assert page.count('data-status="done"') == 2 and 'http-equiv="refresh"' not in page
+
+
+def test_upload_form_refuses_unsupported_files_with_a_message(admin_client, kb):
+    """An unsupported type is a form error naming the file and the supported types; nothing is stored."""
+    response = admin_client.post(
+        reverse("admin:knowledge_document_upload"),
+        {"kb": kb.pk, "namespace": "documents", "files": [SimpleUploadedFile("movie.mp4", b"\x00\x00")]},
+    )
+    assert response.status_code == 200
+    assert "unsupported file type &#x27;.mp4&#x27;" in response.content.decode()
+    assert not Document.objects.exists()
