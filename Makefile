@@ -3,6 +3,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
+CHROMEDRIVER := /usr/bin/chromedriver
+# Root on the CI machine; sudo elsewhere.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 .PHONY: run test lint bench install
 
 $(STAMP): requirements.txt
@@ -12,12 +16,17 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
+# The browser test drives Debian's Chromium through its chromedriver.
+$(CHROMEDRIVER):
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver >/dev/null
+
 install: $(STAMP)
 
 run: $(STAMP)
 	$(PY) manage.py serve
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMEDRIVER)
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
+from django.db import connection
 
 from tests.factories import BotFactory, KnowledgeBaseFactory
 from tests.fake_llm import FakeLLM
@@ -128,3 +135,56 @@ def run_queued_tasks() -> int:
             _sync(payload)
             broker.acknowledge(ack_id)
             ran += 1
+
+
+# --- Real worker processes ------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ":"
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    if str(db.get("HOST", "")).startswith("/"):
+        return f"postgresql://{db['USER']}{password}@{port}/{db['NAME']}?host={db['HOST']}"
+    return f"postgresql://{db['USER']}{password}@{db['HOST']}{port}/{db['NAME']}"
+
+
+@pytest.fixture
+def qcluster(settings):
+    """The real `manage.py qcluster` against the test database, stopped (and its log printed) afterwards."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": _database_url(),
+            "KBSITE_DATA_DIR": str(settings.KBSITE_DATA_DIR),
+            "LLM_BASE_URL": settings.LLM_BASE_URL,
+            "LLM_MODEL": settings.LLM_MODEL,
+            "WORKERS": "2",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    log = open(settings.KBSITE_DATA_DIR.parent / "qcluster.log", "w+")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "qcluster"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    yield proc
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.seek(0)
+    print(log.read()[-3000:])
+    log.close()
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
