@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from collections import defaultdict
 from pathlib import Path
 
 from django.conf import settings
@@ -23,7 +24,8 @@ from django_q.tasks import async_task
 from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
 from memories import bulk, defence, embeddings
-from memories.models import JobRun, KnowledgeBase
+from memories.ingest import enqueue_item_ingest
+from memories.models import IngestItem, JobRun, KnowledgeBase, Memory
 
 from . import files
 from .extractors import TEXT_TYPES, ExtractionFailed, extract_text
@@ -65,11 +67,20 @@ def document_index(*, document: Document) -> int:
     vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
     flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
     with transaction.atomic():
+        # Memories citing a chunk keep citing the chunk at the same position after re-indexing.
+        cited = defaultdict(list)
+        for memory_id, ordinal in Memory.objects.filter(source_chunk__document=document).values_list(
+            "id", "source_chunk__ordinal"
+        ):
+            cited[ordinal].append(memory_id)
         Chunk.objects.filter(document=document).delete()
-        Chunk.objects.bulk_create(
+        chunks = Chunk.objects.bulk_create(
             Chunk(document=document, kb_id=document.kb_id, ordinal=i, start_char=start, text=text, embedding=vector)
             for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True))
         )
+        for chunk in chunks:
+            if chunk.ordinal in cited:
+                Memory.objects.filter(pk__in=cited[chunk.ordinal]).update(source_chunk=chunk)
         document.status = Document.Status.DONE
         document.error = ""
         document.quarantine_reason = "; ".join(flags)[:300]
@@ -344,4 +355,22 @@ def document_process(*, job: JobRun) -> JobRun:
         return job
     job.detail = {"document": document.slug, "chunks": job.items_read}
     job.finish(status=JobRun.Status.SUCCEEDED)
+    _facts_extract(document)
     return job
+
+
+def _facts_extract(document: Document) -> None:
+    """Queue fact extraction from an uploaded or sent document, once: its facts then feed recall, citing chunks.
+
+    Markdown knowledge files are the bot's own reference (searched as documents,
+    not mined for facts), and archived conversations were extracted as turns.
+    """
+    if document.doc_type not in (Document.Type.UPLOAD, Document.Type.TEXT):
+        return
+    with transaction.atomic():
+        if IngestItem.objects.filter(document=document).exists():
+            return
+        item = IngestItem.objects.create(
+            kb_id=document.kb_id, kind=IngestItem.Kind.DOCUMENT, document=document, source=f"document:{document.slug}"
+        )
+        enqueue_item_ingest(item=item)

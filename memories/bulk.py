@@ -33,6 +33,7 @@ MEMORY_COLUMNS = [
     ("retired_reason", "text"),
     ("source", "text"),
     ("source_file", "text"),
+    ("source_chunk_id", "bigint"),
     ("mode", "text"),
     ("job_run_id", "bigint"),
     ("consolidated", "bool"),
@@ -74,27 +75,6 @@ def memories_insert(memories: list[Memory]) -> None:
             copy.set_types([pg_type for _, pg_type in MEMORY_COLUMNS])
             for pk, m in zip(ids, memories, strict=True):
                 m.pk = pk
-                copy.write_row(
-                    [
-                        pk,
-                        m.kb_id,
-                        m.text,
-                        m.kind,
-                        m.entities,
-                        m.topics,
-                        float(m.importance),
-                        m.embedding,
-                        m.content_hash,
-                        m.valid_from,
-                        m.retired_reason,
-                        m.source,
-                        m.source_file,
-                        m.mode,
-                        m.job_run_id,
-                        m.consolidated,
-                        m.quarantined,
-                        m.quarantine_reason,
-                        m.created_at,
-                        m.updated_at or m.created_at,
-                    ]
-                )
+                m.importance = float(m.importance)
+                m.updated_at = m.updated_at or m.created_at
+                copy.write_row([getattr(m, name) for name, _ in MEMORY_COLUMNS])

@@ -180,6 +180,7 @@ def facts_apply(
     source: str,
     source_file: str = "",
     cursors: list[CursorGuard] = (),
+    turn_chunks: dict[str, int] | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors."""
     screened = screen_many([f.text for f in extraction.facts])
@@ -218,9 +219,11 @@ def facts_apply(
                     extra_provenance.append((duplicate_of, messages))
                 continue
             batch_hashes.add(digest)
+            chunk_ids = [turn_chunks[r] for r in fact.turn_refs if r in (turn_chunks or {})]
             memory = Memory(
                 kb=kb,
                 text=screening.text,
+                source_chunk_id=chunk_ids[0] if chunk_ids else None,
                 kind=fact.kind,
                 entities=fact.entities,
                 topics=fact.topics,
@@ -429,8 +432,16 @@ def item_ingest(*, job: JobRun) -> JobRun:
     item = job.ingest_item
     kb = item.kb
     job.start()
-    segments = _text_segments(item.text)
-    source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
+    chunk_ids: list[int] = []
+    if item.kind == IngestItem.Kind.DOCUMENT:
+        # The document's own chunks are the segments, so each fact cites the chunk it came from.
+        rows = list(item.document.chunks.order_by("ordinal").values_list("id", "text")) if item.document else []
+        chunk_ids = [pk for pk, _ in rows]
+        segments = [text for _, text in rows]
+        source = item.source
+    else:
+        segments = _text_segments(item.text)
+        source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
     try:
         position = item.progress
         while position < len(segments):
@@ -446,7 +457,13 @@ def item_ingest(*, job: JobRun) -> JobRun:
             job.items_read += len(turns)
             extraction = _extract(kb, turns)
             facts_apply(
-                kb=kb, extraction=extraction, turn_messages={}, job=job, source=source, source_file=item.file_name
+                kb=kb,
+                extraction=extraction,
+                turn_messages={},
+                job=job,
+                source=source,
+                source_file=item.file_name,
+                turn_chunks={t.ref: chunk_ids[position + i] for i, t in enumerate(turns)} if chunk_ids else None,
             )
             position += len(group)
             IngestItem.objects.filter(pk=item.pk).update(progress=position)
@@ -570,7 +587,7 @@ def job_retry(*, job: JobRun) -> JobRun | None:
     with transaction.atomic():
         if job.kind == JobRun.Kind.INGEST_MESSAGES:
             new = enqueue_extract(kb=job.kb)
-        elif job.ingest_item_id and job.ingest_item.kind == IngestItem.Kind.TEXT:
+        elif job.ingest_item_id and job.ingest_item.kind in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
             IngestItem.objects.filter(pk=job.ingest_item_id).update(status=IngestItem.Status.PENDING, error="")
             new = enqueue_item_ingest(item=job.ingest_item)
         elif job.kind == JobRun.Kind.INGEST_FILE:

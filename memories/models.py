@@ -440,6 +440,7 @@ class IngestItem(models.Model):
     class Kind(models.TextChoices):
         TEXT = "text"
         FILE = "file", "Inbox file"
+        DOCUMENT = "document", "Uploaded document"
 
     class Status(models.TextChoices):
         PENDING = "pending"
@@ -450,6 +451,10 @@ class IngestItem(models.Model):
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.TEXT)
     source = models.CharField(max_length=300, blank=True)
     file_name = models.CharField(max_length=255, blank=True)
+    # An uploaded document's facts are extracted chunk by chunk, each fact citing its chunk.
+    document = models.ForeignKey(
+        "knowledge.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="ingest_items"
+    )
     text = models.TextField(blank=True)
     # Segments already applied: a retry resumes after them instead of re-extracting.
     progress = models.PositiveIntegerField(default=0)

@@ -150,3 +150,21 @@ def test_malformed_json_is_a_400(api, kb):
     """A body that is not JSON gets a clear 400, not a 500."""
     response = api.post(DOCS, data="{not json", headers={"Content-Type": "application/json"})
     assert response.status_code == 400 and "JSON" in response.json()["detail"]
+
+
+def test_uploaded_document_facts_feed_recall_citing_their_chunk(api, kb):
+    """An upload's facts are extracted into memories whose sources name the document and chunk; recall finds them."""
+    text = b"Dana keeps three beehives in Porto.\n\nThe honey harvest happens every August."
+    slug = _upload(api, ("bees.txt", text)).json()["documents"][0]["slug"]
+    run_queued_tasks()
+    response = api.post("/api/v1/kbs/notes/recall/", json={"query": "When is the honey harvest?", "k": 3})
+    assert response.status_code == 200, response.text
+    top = response.json()["results"][0]
+    assert "August" in top["text"]
+    assert top["sources"] == [{"type": "document", "document": slug, "chunk": 0}]
+    count = api.get("/api/v1/kbs/notes/").json()["memory_count"]
+    assert api.post(f"{DOCS}{slug}/reindex/").status_code == 202
+    run_queued_tasks()  # re-indexing does not extract the same facts again, and keeps their provenance
+    assert api.get("/api/v1/kbs/notes/").json()["memory_count"] == count
+    response = api.post("/api/v1/kbs/notes/recall/", json={"query": "When is the honey harvest?", "k": 3})
+    assert response.json()["results"][0]["sources"] == [{"type": "document", "document": slug, "chunk": 0}]
