@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,8 +32,18 @@ CONTEXT_SEEDS = 20
 KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.1}
 CANDIDATES = 60
 VECTOR_MIN_SIMILARITY = 0.2
+# The filtered HNSW scan visits about VECTOR_SCAN_MARGIN times the tuples it should need (see _scan_tuples).
+VECTOR_SCAN_MARGIN = 2
+VECTOR_SCAN_MIN = 1000
+HNSW_MAX_SCAN_TUPLES = 20000
 # Document frequencies are counted up to this many rows (enough to tell rare words from common ones).
 DF_CAP = 5000
+# Rows the full-text ranking looks at, at most (see _fts_ranked).
+FTS_ROWS = 500
+# Counts of words in at least DF_CACHE_MIN memories are reused for DF_CACHE_SECONDS (per process).
+DF_CACHE_MIN = 50
+DF_CACHE_SECONDS = 600
+DF_CACHE_SIZE = 20000
 BM25_K1 = 1.2
 BM25_B = 0.75
 # Seed 001: words in almost every fact, or carrying no retrieval signal, never go into the text query.
@@ -41,7 +52,11 @@ STOPWORDS = frozenset(
     whom whose why this that these those it its use uses used user users project projects right now
     i me my you your he she his her we our they them their""".split()
 )
+# What ranking and packing need of a memory (its sources are loaded for the packed hits only).
+HIT_FIELDS = ("kb_id", "text", "kind", "created_at", "valid_from")
 WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
+_df_cache: dict = {}
+_size_cache: dict = {}
 
 
 @dataclass
@@ -124,49 +139,102 @@ def _scope_sql(
 
 def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) -> list[int]:
     """Rows matching any informative query word, ranked BM25-style: each matched word counts by its rarity
-    in the KB (IDF), so a name that is in half the conversation weighs less than the word that matters."""
+    in the KB (IDF), so a name that is in half the conversation weighs less than the word that matters.
+
+    Every row touched costs a heap read, so at most FTS_ROWS rows are looked at: the rarest words bring
+    all their rows, a common word only as many as are left. A row that matches a rare word is scored on
+    every word it has, so only rows matching nothing but common words are sampled.
+    """
     terms = [t for t in tsquery.split(" or ") if t]
     if not terms:
         return []
+    stats = [(q, df) for q, df in _term_frequencies(table, scope, params, terms) if df]
+    if not stats:
+        return []
+    # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
+    # one of those rows a candidate. A query made only of such words has no full-text list.
+    stats = sorted((row for row in stats if row[1] < DF_CAP), key=lambda row: row[1])
+    if not stats:
+        return []
+    total, avg_length = _scope_size(table, scope, params)
+    weighted = [(q, math.log(1 + (total - df + 0.5) / (df + 0.5))) for q, df in stats]
+    quotas, left = [], FTS_ROWS
+    for _, df in stats:
+        quotas.append(max(min(df, left), 1))
+        left = max(left - df, 0)
+    # BM25 with tf = 1 per matched word: IDF, saturated and normalised by the memory's length.
+    score = " + ".join("(CASE WHEN c.search_vector @@ %s::tsquery THEN %s ELSE 0 END)" for _ in weighted)
+    score_params = [v for q, w in weighted for v in (q, w * (BM25_K1 + 1))]
     with connection.cursor() as cursor:
-        # Document frequency of each word in scope, counted up to a cap (cheap even on large KBs).
         cursor.execute(
-            f"""SELECT t.term, t.q::text, (SELECT count(*) FROM (SELECT 1 FROM {table}
-                       WHERE {table}.search_vector @@ t.q AND {scope} LIMIT %s) capped)
-                FROM (SELECT term, websearch_to_tsquery(%s, term) AS q FROM unnest(%s::text[]) AS term) t""",
-            [*params, DF_CAP, FTS_CONFIG, terms],
+            f"""SELECT id FROM (
+                    SELECT DISTINCT ON (c.id) c.id,
+                           ({score}) / (1 + %s * (1 - %s + %s * length(c.search_vector) / %s)) AS score
+                    FROM unnest(%s::tsquery[], %s::int[]) AS t(q, quota)
+                    CROSS JOIN LATERAL (
+                        SELECT {table}.id, {table}.search_vector FROM {table}
+                        WHERE {table}.search_vector @@ t.q AND {scope} LIMIT t.quota
+                    ) c
+                ) scored
+                ORDER BY score DESC, id DESC
+                LIMIT %s""",
+            [*score_params, BM25_K1, BM25_B, BM25_B, avg_length, [q for q, _ in weighted], quotas, *params, limit],
         )
-        stats = [(term, q, df) for term, q, df in cursor.fetchall() if q and df]
-        if not stats:
-            return []
-        # Words in at least DF_CAP memories carry almost no weight but would make every one of those
-        # rows a candidate: leave them out when the query has rarer words.
-        rare = [row for row in stats if row[2] < DF_CAP]
-        stats = rare or stats
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _term_frequencies(table: str, scope: str, params: list, terms: list[str]) -> list[tuple[str, int]]:
+    """(tsquery, document frequency in scope, counted up to DF_CAP) of each word.
+
+    Counting a common word reads up to DF_CAP rows, so those counts are kept for a while (an IDF that is
+    minutes old ranks the same); a rare word's count is cheap and always fresh, so a word that has just
+    appeared in the KB is never missed.
+    """
+    key = (table, scope, repr(params))
+    now = time.monotonic()
+    known = {term: _df_cache[(key, term)] for term in terms if _df_cache.get((key, term), (0, 0, 0))[2] > now}
+    missing = [term for term in terms if term not in known]
+    if missing:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""SELECT t.term, t.q::text, (SELECT count(*) FROM (SELECT 1 FROM {table}
+                           WHERE {table}.search_vector @@ t.q AND {scope} LIMIT %s) capped)
+                    FROM (SELECT term, websearch_to_tsquery(%s, term) AS q FROM unnest(%s::text[]) AS term) t""",
+                [*params, DF_CAP, FTS_CONFIG, missing],
+            )
+            for term, q, df in cursor.fetchall():
+                known[term] = (q, df, now + DF_CACHE_SECONDS)
+                if df >= DF_CACHE_MIN:
+                    _df_cache[(key, term)] = known[term]
+    if len(_df_cache) > DF_CACHE_SIZE:
+        _df_cache.clear()
+    return [(known[term][0], known[term][1]) for term in terms if known[term][0]]
+
+
+def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
+    """Rows in scope (up to DF_CAP) and their mean length in words, kept for a while once the scope is large."""
+    key = (table, scope, repr(params))
+    cached = _size_cache.get(key)
+    if cached and cached[2] > time.monotonic():
+        return cached[0], cached[1]
+    with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT count(*), avg(length(s)) FROM (SELECT {table}.search_vector s FROM {table} WHERE {scope}
                 LIMIT %s) n""",
             [*params, DF_CAP],
         )
         total, avg_length = cursor.fetchone()
-        total, avg_length = max(total, 1), float(avg_length or 1.0)
-        weighted = [(q, math.log(1 + (total - df + 0.5) / (df + 0.5))) for _, q, df in stats]
-        # BM25 with tf = 1 per matched word: IDF, saturated and normalised by the memory's length.
-        score = " + ".join(f"(CASE WHEN {table}.search_vector @@ %s::tsquery THEN %s ELSE 0 END)" for _ in weighted)
-        score_params = [v for q, w in weighted for v in (q, w * (BM25_K1 + 1))]
-        any_query = " | ".join(f"({q})" for q, _ in weighted)
-        cursor.execute(
-            f"""SELECT {table}.id FROM {table}
-                WHERE {table}.search_vector @@ %s::tsquery AND {scope}
-                ORDER BY ({score}) / (1 + %s * (1 - %s + %s * length({table}.search_vector) / %s)) DESC,
-                         {table}.id DESC
-                LIMIT %s""",
-            [any_query, *params, *score_params, BM25_K1, BM25_B, BM25_B, avg_length, limit],
-        )
-        return [row[0] for row in cursor.fetchall()]
+    total, avg_length = max(total, 1), float(avg_length or 1.0)
+    if total >= DF_CAP:
+        if len(_size_cache) > DF_CACHE_SIZE:
+            _size_cache.clear()
+        _size_cache[key] = (total, avg_length, time.monotonic() + DF_CACHE_SECONDS)
+    return total, avg_length
 
 
-def _vector_ranked(table: str, vector, scope: str, params: list, limit: int) -> list[tuple[int, float]]:
+def _vector_ranked(
+    table: str, vector, scope: str, params: list, limit: int, kb_ids: list[int]
+) -> list[tuple[int, float]]:
     sql = f"""
         SELECT {table}.id, 1 - ({table}.embedding <=> %s) AS similarity FROM {table}
         WHERE {table}.embedding IS NOT NULL AND {scope}
@@ -177,9 +245,34 @@ def _vector_ranked(table: str, vector, scope: str, params: list, limit: int) -> 
         # enough rows pass the KB filter (pgvector 0.8).
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(limit, 40))}")
+        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {_scan_tuples(table, kb_ids, limit)}")
         cursor.execute(sql, [vector, *params, vector, limit])
         # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
         return [(row[0], float(row[1])) for row in cursor.fetchall() if row[1] >= VECTOR_MIN_SIMILARITY]
+
+
+def _scan_tuples(table: str, kb_ids: list[int], limit: int) -> int:
+    """How far the iterative HNSW scan may go: enough to find ``limit`` rows of these KBs, with a margin.
+
+    Left unbounded (pgvector's default: 20,000 tuples), a scan for a KB that holds a tenth of the table
+    explores the graph far past the rows it needs, several times slower for the same answer.
+    """
+    key = (table, tuple(kb_ids))
+    cached = _size_cache.get(key)
+    if not cached or cached[2] <= time.monotonic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""SELECT (SELECT reltuples FROM pg_class WHERE oid = %s::regclass),
+                           (SELECT count(*) FROM {table} WHERE kb_id = ANY(%s))""",
+                [table, kb_ids],
+            )
+            table_rows, kb_rows = cursor.fetchone()
+        cached = _size_cache[key] = (table_rows, kb_rows, time.monotonic() + DF_CACHE_SECONDS)
+    table_rows, kb_rows = cached[0], cached[1]
+    if table_rows <= 0 or kb_rows <= 0:
+        return HNSW_MAX_SCAN_TUPLES
+    wanted = VECTOR_SCAN_MARGIN * limit * table_rows / kb_rows
+    return int(min(max(wanted, VECTOR_SCAN_MIN), HNSW_MAX_SCAN_TUPLES))
 
 
 def recall(
@@ -230,7 +323,7 @@ def recall(
             for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES)):
                 scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
-            vector_hits = _vector_ranked(table, query_vector, scope, params, CANDIDATES)
+            vector_hits = _vector_ranked(table, query_vector, scope, params, CANDIDATES, kb_ids)
             for rank, (pk, sim) in enumerate(vector_hits):
                 scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("vector")
@@ -247,12 +340,16 @@ def recall(
         hit.signals = signals[key]
         hit.similarity = similarity.get(key)
     direct = sorted(hits.values(), key=lambda h: (-h.score, -h.id))
+    packed = pack(direct, k=k, budget_chars=budget_chars)
 
-    if supplements and want_memories and direct:
+    # Supplements rank below every direct match: they are only looked for when room is left.
+    if supplements and want_memories and direct and len(packed) < k:
         direct += _supplements(
             direct, kb_ids, kb_names, as_of=as_of, kinds=memory_kinds, exclude_session=exclude_session, limit=k
         )
-    return pack(direct, k=k, budget_chars=budget_chars)
+        packed = pack(direct, k=k, budget_chars=budget_chars)
+    _attach_sources(packed)
+    return packed
 
 
 def _add_conversation_context(scores, signals, kb_ids, *, as_of, kinds, exclude_session) -> None:
@@ -311,37 +408,47 @@ def pack(hits: list[Hit], *, k: int, budget_chars: int | None) -> list[Hit]:
 
 
 def _load_hits(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
+    """The candidates' text and kind, enough to rank and pack them; sources come after packing."""
     memory_ids = [pk for t, pk in keys if t == "memory"]
     insight_ids = [pk for t, pk in keys if t == "insight"]
     hits: dict[tuple[str, int], Hit] = {}
-    memories = (
-        Memory.objects.filter(pk__in=memory_ids)
-        .defer("embedding", "search_vector")
-        .select_related("source_chunk__document")
-        .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
-    )
-    for m in memories:
-        hits[("memory", m.pk)] = Hit(
-            id=m.pk,
-            type="memory",
-            text=m.text,
-            kind=m.kind,
-            sources=m.sources(),
-            created_at=m.created_at,
-            valid_from=m.valid_from,
-            kb=kb_names.get(m.kb_id, ""),
-        )
-    for i in Consolidation.objects.filter(pk__in=insight_ids).prefetch_related("memories"):
+    for m in Memory.objects.filter(pk__in=memory_ids).only(*HIT_FIELDS):
+        hits[("memory", m.pk)] = _memory_hit(m, kb_names)
+    for i in Consolidation.objects.filter(pk__in=insight_ids).only("kb_id", "text", "created_at"):
         hits[("insight", i.pk)] = Hit(
-            id=i.pk,
-            type="insight",
-            text=i.text,
-            kind="insight",
-            created_at=i.created_at,
-            sources=[{"type": "memory", "memory_id": m.pk} for m in i.memories.all()],
-            kb=kb_names.get(i.kb_id, ""),
+            id=i.pk, type="insight", text=i.text, kind="insight", created_at=i.created_at, kb=kb_names.get(i.kb_id, "")
         )
     return hits
+
+
+def _memory_hit(m: Memory, kb_names: dict[int, str]) -> Hit:
+    return Hit(
+        id=m.pk,
+        type="memory",
+        text=m.text,
+        kind=m.kind,
+        created_at=m.created_at,
+        valid_from=m.valid_from,
+        kb=kb_names.get(m.kb_id, ""),
+    )
+
+
+def _attach_sources(hits: list[Hit]) -> None:
+    """Provenance of the packed hits only: a memory's messages or document chunk, an insight's memories."""
+    memory_hits = {h.id: h for h in hits if h.type == "memory"}
+    insight_hits = {h.id: h for h in hits if h.type == "insight"}
+    if memory_hits:
+        memories = (
+            Memory.objects.filter(pk__in=list(memory_hits))
+            .only("source_chunk", "source_file")
+            .select_related("source_chunk__document")
+            .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
+        )
+        for m in memories:
+            memory_hits[m.pk].sources = m.sources()
+    if insight_hits:
+        for i in Consolidation.objects.filter(pk__in=list(insight_hits)).only("id").prefetch_related("memories"):
+            insight_hits[i.pk].sources = [{"type": "memory", "memory_id": m.pk} for m in i.memories.all()]
 
 
 def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_session, limit) -> list[Hit]:
@@ -358,7 +465,7 @@ def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_s
     for entities in memory_entities.values():
         top_entities.update(entities)
 
-    base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False)
+    base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False).only(*HIT_FIELDS)
     base = base.as_of(as_of) if as_of else base.live()
     if kinds:
         base = base.filter(kind__in=kinds)
@@ -390,10 +497,9 @@ def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_s
         extra.append((m, "recency"))
         seen.add(m.pk)
 
-    loaded = _load_hits([("memory", m.pk) for m, _ in extra], kb_names)
     out = []
     for position, (m, signal) in enumerate(extra):
-        hit = loaded[("memory", m.pk)]
+        hit = _memory_hit(m, kb_names)
         hit.signals = [signal]
         hit.score = floor * 0.5 / (position + 1)
         out.append(hit)
