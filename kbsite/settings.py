@@ -273,6 +273,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"DocumentTypeEnum": "knowledge.models.Document.Type"},
 }
 
 # --- Background jobs (django-q2, ORM broker) --------------------------------

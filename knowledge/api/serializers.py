@@ -97,3 +97,12 @@ class ToolCallSerializer(serializers.Serializer):
     arguments = serializers.JSONField(
         required=False, default=dict, help_text="The tool's arguments: an object, or the JSON string an LLM produced."
     )
+
+
+class ToolListSerializer(serializers.Serializer):
+    tools = serializers.ListField(child=serializers.DictField(), help_text="OpenAI function definitions.")
+
+
+class ToolResultSerializer(serializers.Serializer):
+    tool = serializers.CharField()
+    result = serializers.DictField()

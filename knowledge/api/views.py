@@ -25,6 +25,8 @@ from knowledge.api.serializers import (
     DocumentUploadSerializer,
     DocumentWriteSerializer,
     ToolCallSerializer,
+    ToolListSerializer,
+    ToolResultSerializer,
 )
 from knowledge.models import Document
 from knowledge.search import chunks_search
@@ -168,6 +170,7 @@ class ArchiveView(APIView):
 class ToolListView(APIView):
     """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
 
+    @extend_schema(responses=ToolListSerializer)
     def get(self, request):
         return Response({"tools": tools.tools_definitions(bot=request.user)})
 
@@ -175,7 +178,11 @@ class ToolListView(APIView):
 class ToolCallView(APIView):
     """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
 
-    @extend_schema(request=ToolCallSerializer)
+    @extend_schema(
+        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],
+        request=ToolCallSerializer,
+        responses=ToolResultSerializer,
+    )
     def post(self, request, name):
         params = ToolCallSerializer(data=request.data)
         params.is_valid(raise_exception=True)
