@@ -10,22 +10,12 @@ def ensure_schedules(**kwargs) -> None:
 
     from memories.consolidation import schedules_sync_all
 
-    Schedule.objects.update_or_create(
-        name="inbox-scan",
-        defaults={
-            "func": "memories.tasks.scan_inboxes",
-            "schedule_type": Schedule.MINUTES,
-            "minutes": settings.INBOX_SCAN_MINUTES,
-            "repeats": -1,
-        },
-    )
-    Schedule.objects.update_or_create(
-        name="knowledge-sync",
-        defaults={
-            "func": "knowledge.tasks.sync_knowledge",
-            "schedule_type": Schedule.MINUTES,
-            "minutes": settings.KNOWLEDGE_SYNC_MINUTES,
-            "repeats": -1,
-        },
-    )
+    for name, func, minutes in [
+        ("inbox-scan", "memories.tasks.scan_inboxes", settings.INBOX_SCAN_MINUTES),
+        ("knowledge-sync", "knowledge.tasks.sync_knowledge", settings.KNOWLEDGE_SYNC_MINUTES),
+    ]:
+        Schedule.objects.update_or_create(
+            name=name,
+            defaults={"func": func, "schedule_type": Schedule.MINUTES, "minutes": minutes, "repeats": -1},
+        )
     schedules_sync_all()
