@@ -11,14 +11,16 @@ under a character budget, each with the signals that found it and its sources.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Prefetch
 
 from memories import bulk, embeddings
@@ -37,7 +39,7 @@ VECTOR_SCAN_MARGIN = 2
 VECTOR_SCAN_MIN = 1000
 HNSW_MAX_SCAN_TUPLES = 20000
 # Document frequencies are counted up to this many rows (enough to tell rare words from common ones).
-DF_CAP = 5000
+DF_CAP = 1000
 # Rows the full-text ranking looks at, at most (see _fts_ranked).
 FTS_ROWS = 500
 # Counts of words in at least DF_CACHE_MIN memories are reused for DF_CACHE_SECONDS (per process).
@@ -291,8 +293,8 @@ def recall(
     """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``."""
     kb_ids = [kb.pk for kb in kbs]
     kb_names = {kb.pk: kb.name for kb in kbs}
-    if query_vector is None:
-        query_vector = bulk.as_vectors(embeddings.embed([query]))[0]
+    # The query is embedded on another thread while the database does the full-text part.
+    embedding = _embedder().submit(embeddings.embed, [query]) if query_vector is None else None
     tsquery = text_query(query)
     memory_kinds = [x for x in kinds or [] if x != "insight"] or None
     want_memories = not kinds or bool(memory_kinds)
@@ -302,15 +304,12 @@ def recall(
     signals: dict[tuple[str, int], list[str]] = defaultdict(list)
     similarity: dict[tuple[str, int], float] = {}
 
-    from django.db import transaction
-
-    with transaction.atomic():
-        for table, type_, wanted in (
-            ("memories_memory", "memory", want_memories),
-            ("memories_consolidation", "insight", want_insights),
-        ):
-            if not wanted:
-                continue
+    scopes = []
+    for table, type_, wanted in (
+        ("memories_memory", "memory", want_memories),
+        ("memories_consolidation", "insight", want_insights),
+    ):
+        if wanted:
             params: list = []
             scope = _scope_sql(
                 table=table,
@@ -320,9 +319,16 @@ def recall(
                 exclude_session=exclude_session,
                 params=params,
             )
+            scopes.append((table, type_, scope, params))
+
+    with transaction.atomic():
+        for table, type_, scope, params in scopes:
             for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES)):
                 scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
+        if embedding is not None:
+            query_vector = bulk.as_vectors(embedding.result())[0]
+        for table, type_, scope, params in scopes:
             vector_hits = _vector_ranked(table, query_vector, scope, params, CANDIDATES, kb_ids)
             for rank, (pk, sim) in enumerate(vector_hits):
                 scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
@@ -350,6 +356,11 @@ def recall(
         packed = pack(direct, k=k, budget_chars=budget_chars)
     _attach_sources(packed)
     return packed
+
+
+@functools.cache
+def _embedder() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")
 
 
 def _add_conversation_context(scores, signals, kb_ids, *, as_of, kinds, exclude_session) -> None:
