@@ -451,8 +451,8 @@ def _attach_sources(hits: list[Hit]) -> None:
     if memory_hits:
         memories = (
             Memory.objects.filter(pk__in=list(memory_hits))
-            .only("source_chunk", "source_file")
             .select_related("source_chunk__document")
+            .only("source_file", "source_chunk__ordinal", "source_chunk__document__slug")
             .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
         )
         for m in memories:
