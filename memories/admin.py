@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import Count
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from memories import selectors
@@ -309,15 +310,26 @@ class MemoryAdmin(admin.ModelAdmin):
     def is_live(self, obj):
         return obj.valid_to is None
 
-    @admin.display(description="from messages")
+    @admin.display(description="came from")
     def provenance(self, obj):
-        rows = obj.source_messages.select_related("session")
-        return (
-            format_html_join(
-                "", "<div>{} / {}: {}</div>", ((m.session.external_id, m.external_id, m.content[:200]) for m in rows)
+        rows = [
+            format_html("<div>message {} / {}: {}</div>", m.session.external_id, m.external_id, m.content[:200])
+            for m in obj.source_messages.select_related("session")
+        ]
+        if obj.source_chunk_id:
+            chunk = obj.source_chunk
+            rows.append(
+                format_html(
+                    '<div>document <a href="{}">{}#{}</a>: {}</div>',
+                    reverse("admin:knowledge_chunk_change", args=[chunk.pk]),
+                    chunk.document.slug,
+                    chunk.ordinal,
+                    chunk.text[:200],
+                )
             )
-            or "-"
-        )
+        if obj.source_file:
+            rows.append(format_html("<div>file {}</div>", obj.source_file))
+        return format_html_join("", "{}", ((r,) for r in rows)) or "-"
 
     @admin.display(description="feeds insights")
     def fed_insights(self, obj):
