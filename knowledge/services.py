@@ -21,9 +21,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 from django_q.tasks import async_task
-from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
-from memories import bulk, defence, embeddings
+from memories import bulk, defence, embeddings, splitting
 from memories.ingest import enqueue_item_ingest
 from memories.models import IngestItem, JobRun, KnowledgeBase, Memory
 
@@ -47,15 +46,10 @@ class DocumentRefused(ValueError):
 
 
 def chunks_make(text: str, *, markdown: bool) -> list[tuple[int, str]]:
-    """``(start offset, text)`` chunks of about KNOWLEDGE_CHUNK_CHARS, overlapping by KNOWLEDGE_CHUNK_OVERLAP.
-
-    Split at the largest semantic unit that fits (sections and paragraphs for
-    markdown, then sentences, then words), so a chunk rarely cuts a sentence.
-    """
-    size, overlap = settings.KNOWLEDGE_CHUNK_CHARS, settings.KNOWLEDGE_CHUNK_OVERLAP
-    capacity = (max(1, size - overlap), size)
-    splitter = (MarkdownSplitter if markdown else TextSplitter)(capacity, overlap=overlap)
-    return [(start, chunk) for start, chunk in splitter.chunk_indices(text) if chunk.strip()]
+    """``(start offset, text)`` chunks of about KNOWLEDGE_CHUNK_CHARS, overlapping by KNOWLEDGE_CHUNK_OVERLAP."""
+    return splitting.pieces_with_offsets(
+        text, settings.KNOWLEDGE_CHUNK_CHARS, overlap=settings.KNOWLEDGE_CHUNK_OVERLAP, markdown=markdown
+    )
 
 
 def document_index(*, document: Document) -> int:

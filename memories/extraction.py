@@ -13,7 +13,7 @@ from datetime import datetime
 from django.conf import settings
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from memories import llm
+from memories import llm, splitting
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 
@@ -39,6 +39,8 @@ DURABLE = re.compile(
     re.I,
 )
 MIN_CONTENT_WORDS = 3
+# A long turn becomes several memories of at most this many characters.
+SEGMENT_CHARS = 600
 WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 CAPITALISED = re.compile(r"\b([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+)*)")
@@ -128,31 +130,13 @@ def _kind(text: str) -> str:
     return "fact"
 
 
-def _segments(text: str, limit: int = 600) -> list[str]:
-    """Split long text into sentence groups of at most ``limit`` characters."""
-    text = text.strip()
-    if len(text) <= limit:
-        return [text] if text else []
-    groups: list[str] = []
-    current = ""
-    for sentence in SENTENCE.split(text):
-        if current and len(current) + 1 + len(sentence) > limit:
-            groups.append(current)
-            current = sentence
-        else:
-            current = f"{current} {sentence}".strip()
-    if current:
-        groups.append(current)
-    return groups
-
-
 def extract_heuristic(turns: list[Turn]) -> Extraction:
     """Keep each salient turn (or sentence group of a long one) as a memory, attributed and dated."""
     facts: list[Fact] = []
     for turn in turns:
         if not is_salient(turn.text):
             continue
-        for segment in _segments(turn.text):
+        for segment in splitting.pieces(turn.text, SEGMENT_CHARS):
             if not is_salient(segment):
                 continue
             text = f"{turn.speaker}: {segment}" if turn.speaker else segment

@@ -23,7 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from memories import bulk, embeddings, llm
+from memories import bulk, embeddings, llm, splitting
 from memories.defence import screen_many
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
 from memories.models import (
@@ -401,32 +401,6 @@ def _mode() -> str:
     return Mode.LLM if llm.is_configured() else Mode.HEURISTIC
 
 
-def _text_segments(text: str) -> list[str]:
-    """Paragraph-aware segments of at most SEGMENT_CHARS characters."""
-    segments: list[str] = []
-    current = ""
-    for paragraph in re.split(r"\n\s*\n", text):
-        paragraph = paragraph.strip()
-        if not paragraph:
-            continue
-        while len(paragraph) > SEGMENT_CHARS:
-            cut = paragraph.rfind(" ", 0, SEGMENT_CHARS)
-            cut = cut if cut > SEGMENT_CHARS // 2 else SEGMENT_CHARS
-            if current:
-                segments.append(current)
-                current = ""
-            segments.append(paragraph[:cut].strip())
-            paragraph = paragraph[cut:].strip()
-        if current and len(current) + 2 + len(paragraph) > SEGMENT_CHARS:
-            segments.append(current)
-            current = paragraph
-        else:
-            current = f"{current}\n\n{paragraph}".strip()
-    if current:
-        segments.append(current)
-    return segments
-
-
 def item_ingest(*, job: JobRun) -> JobRun:
     """Ingest a text or file item, resuming after the segments already applied."""
     item = job.ingest_item
@@ -440,7 +414,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
         segments = [text for _, text in rows]
         source = item.source
     else:
-        segments = _text_segments(item.text)
+        segments = splitting.pieces(item.text, SEGMENT_CHARS)
         source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
     try:
         position = item.progress
