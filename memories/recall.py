@@ -247,10 +247,19 @@ def _vector_ranked(
         # enough rows pass the KB filter (pgvector 0.8).
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(limit, 40))}")
-        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {_scan_tuples(table, kb_ids, limit)}")
+        bound = _scan_tuples(table, kb_ids, limit)
+        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {bound}")
         cursor.execute(sql, [vector, *params, vector, limit])
+        rows = cursor.fetchall()
+        if len(rows) < limit and bound < HNSW_MAX_SCAN_TUPLES:
+            # Fewer rows than the KB's size promised: the scope is narrower (kinds, retired rows, a KB
+            # cleared since its size was cached). Scan again as far as pgvector would by default.
+            _size_cache.pop((table, tuple(kb_ids)), None)
+            cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN_TUPLES}")
+            cursor.execute(sql, [vector, *params, vector, limit])
+            rows = cursor.fetchall()
         # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
-        return [(row[0], float(row[1])) for row in cursor.fetchall() if row[1] >= VECTOR_MIN_SIMILARITY]
+        return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
 
 
 def _scan_tuples(table: str, kb_ids: list[int], limit: int) -> int:
@@ -271,7 +280,7 @@ def _scan_tuples(table: str, kb_ids: list[int], limit: int) -> int:
             table_rows, kb_rows = cursor.fetchone()
         cached = _size_cache[key] = (table_rows, kb_rows, time.monotonic() + DF_CACHE_SECONDS)
     table_rows, kb_rows = cached[0], cached[1]
-    if table_rows <= 0 or kb_rows <= 0:
+    if table_rows <= 0 or kb_rows < limit:
         return HNSW_MAX_SCAN_TUPLES
     wanted = VECTOR_SCAN_MARGIN * limit * table_rows / kb_rows
     return int(min(max(wanted, VECTOR_SCAN_MIN), HNSW_MAX_SCAN_TUPLES))
