@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.utils import timezone
 
@@ -202,3 +203,15 @@ def test_text_query_drops_memory_stopwords():
     assert recall_service.text_query("What package manager does the user use for the project?") == (
         "package or manager"
     )
+
+
+def test_full_text_finds_a_rare_word_among_many_rows_of_a_common_one(kb):
+    """The full-text list looks at a bounded number of rows, but never loses the row with the rarest word."""
+    Memory.objects.bulk_create(
+        Memory(kb=kb, text=f"Alice walked the dog, walk number {i}.", content_hash=f"walk-{i}")
+        for i in range(recall_service.FTS_ROWS + 100)
+    )
+    capybara = remember(kb, "Alice adopted a capybara.")
+    no_vectors = np.ones(384, dtype=np.float32)  # no memory is embedded: the full-text list alone decides
+    hits = recall_service.recall(kbs=[kb], query="Alice capybara walk", k=5, query_vector=no_vectors)
+    assert hits[0].id == capybara.pk and hits[0].signals == ["fts"]
