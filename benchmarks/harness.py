@@ -98,7 +98,7 @@ class Product:
             try:
                 requests.get(f"{self.url}/admin/login/", timeout=2)
                 return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # still starting (slow on a busy machine)
                 time.sleep(0.2)
         raise RuntimeError("product did not start; see var/bench-product.log")
 
