@@ -23,7 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 from django_q.tasks import async_task
 
-from memories import bulk, embeddings, llm, splitting
+from memories import bulk, embeddings, llm, services, splitting
 from memories.defence import screen_many
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
 from memories.models import (
@@ -394,6 +394,7 @@ def extract_pending(*, job: JobRun) -> JobRun:
         return _fail(job, errors[-1])
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
+    services.kb_term_stats_refresh_if_due(kb=kb)
     return job
 
 
@@ -449,6 +450,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
     )
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
+    services.kb_term_stats_refresh_if_due(kb=kb)
     return job
 
 

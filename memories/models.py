@@ -130,6 +130,8 @@ class KnowledgeBase(models.Model):
         default=30, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
     )
     is_active = models.BooleanField(default=True)
+    # Live memories when the word statistics (TermStat) were last counted; 0 = none kept.
+    term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -390,6 +392,25 @@ class Consolidation(models.Model):
 
     def __str__(self) -> str:
         return self.text[:80]
+
+
+class TermStat(models.Model):
+    """In how many live memories of a large KB each word (lexeme) occurs.
+
+    The full-text ranking weighs words by rarity; counting a common word in a
+    KB of 100,000 memories at query time costs more than the rest of a recall,
+    so large KBs keep the counts here, refreshed by their ingest jobs.
+    """
+
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="term_stats")
+    term = models.CharField(max_length=200)
+    ndoc = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kb", "term"], name="unique_term_per_kb")]
+
+    def __str__(self) -> str:
+        return f"{self.term}: {self.ndoc}"
 
 
 class Entity(models.Model):

@@ -139,7 +139,9 @@ def _scope_sql(
     return " AND ".join(clauses)
 
 
-def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) -> list[int]:
+def _fts_ranked(
+    table: str, tsquery: str, scope: str, params: list, limit: int, stats_kb_ids: list[int] | None = None
+) -> list[int]:
     """Rows matching any informative query word, ranked BM25-style: each matched word counts by its rarity
     in the KB (IDF), so a name that is in half the conversation weighs less than the word that matters.
 
@@ -150,7 +152,7 @@ def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) 
     terms = [t for t in tsquery.split(" or ") if t]
     if not terms:
         return []
-    stats = [(q, df) for q, df in _term_frequencies(table, scope, params, terms) if df]
+    stats = [(q, df) for q, df in _term_frequencies(table, scope, params, terms, stats_kb_ids) if df]
     if not stats:
         return []
     # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
@@ -185,16 +187,22 @@ def _fts_ranked(table: str, tsquery: str, scope: str, params: list, limit: int) 
         return [row[0] for row in cursor.fetchall()]
 
 
-def _term_frequencies(table: str, scope: str, params: list, terms: list[str]) -> list[tuple[str, int]]:
+def _term_frequencies(
+    table: str, scope: str, params: list, terms: list[str], stats_kb_ids: list[int] | None = None
+) -> list[tuple[str, int]]:
     """(tsquery, document frequency in scope, counted up to DF_CAP) of each word.
 
-    Counting a common word reads up to DF_CAP rows, so those counts are kept for a while (an IDF that is
-    minutes old ranks the same); a rare word's count is cheap and always fresh, so a word that has just
-    appeared in the KB is never missed.
+    Counting a common word reads up to DF_CAP rows. Large KBs keep their word counts in TermStat
+    (``stats_kb_ids``: every KB in scope has them), which are read instead; elsewhere counts of common
+    words are kept for a while in this process (an IDF that is minutes old ranks the same). A word the
+    statistics do not know yet, and any rare word, is counted: cheap, and always fresh, so a word that
+    has just appeared in the KB is never missed.
     """
     key = (table, scope, repr(params))
     now = time.monotonic()
     known = {term: _df_cache[(key, term)] for term in terms if _df_cache.get((key, term), (0, 0, 0))[2] > now}
+    if stats_kb_ids:
+        known.update(_term_stats(stats_kb_ids, [term for term in terms if term not in known], now))
     missing = [term for term in terms if term not in known]
     if missing:
         with connection.cursor() as cursor:
@@ -211,6 +219,23 @@ def _term_frequencies(table: str, scope: str, params: list, terms: list[str]) ->
     if len(_df_cache) > DF_CACHE_SIZE:
         _df_cache.clear()
     return [(known[term][0], known[term][1]) for term in terms if known[term][0]]
+
+
+def _term_stats(kb_ids: list[int], terms: list[str], now: float) -> dict[str, tuple[str, int, float]]:
+    """Document frequencies of the single-word ``terms`` found in the KBs' TermStat rows."""
+    if not terms:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """SELECT t.term, t.q::text, s.n FROM (
+                   SELECT term, websearch_to_tsquery(%s, term) AS q FROM unnest(%s::text[]) AS term) t
+               CROSS JOIN LATERAL (
+                   SELECT sum(ndoc) AS n FROM memories_termstat
+                   WHERE kb_id = ANY(%s) AND numnode(t.q) = 1 AND term = btrim(t.q::text, chr(39))) s
+               WHERE s.n IS NOT NULL""",
+            [FTS_CONFIG, terms, kb_ids],
+        )
+        return {term: (q, min(int(n), DF_CAP), now) for term, q, n in cursor.fetchall()}
 
 
 def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
@@ -332,7 +357,9 @@ def recall(
 
     with transaction.atomic():
         for table, type_, scope, params in scopes:
-            for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES)):
+            # Every KB in scope keeps word statistics: read them instead of counting.
+            stats_kb_ids = kb_ids if table == "memories_memory" and all(kb.term_stats_memories for kb in kbs) else None
+            for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES, stats_kb_ids)):
                 scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
         if embedding is not None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from memories import embeddings
-from memories.models import Consolidation, Entity, KnowledgeBase, Memory, Mode, text_hash
+from memories.models import Consolidation, Entity, KnowledgeBase, Memory, Mode, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,8 @@ def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:
         insights = Consolidation.objects.filter(kb=kb).delete()[1].get("memories.Consolidation", 0)
         memories = Memory.objects.filter(kb=kb).delete()[1].get("memories.Memory", 0)
         entities = Entity.objects.filter(kb=kb).delete()[1].get("memories.Entity", 0)
+        TermStat.objects.filter(kb=kb).delete()
+        KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0)
     logger.info("cleared kb %s: %s memories, %s insights, %s entities", kb, memories, insights, entities)
     return {"memories": memories, "insights": insights, "entities": entities}
 
@@ -92,3 +94,47 @@ def memory_add(
 
         enqueue_embed_missing(kb_id=kb.pk)
     return memory, True
+
+
+# KBs with fewer live memories count word frequencies at query time (cheap at that size).
+TERM_STATS_MIN_MEMORIES = 5000
+# The counts are refreshed once the KB's size has moved by this share since they were taken.
+TERM_STATS_DRIFT = 0.1
+
+
+def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
+    """Count in how many live memories each word of the KB occurs (one pass of ``ts_stat``). Returns the words."""
+    kb_id = int(kb.pk)  # ts_stat takes its query as text: only an integer goes into it
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM memories_memory WHERE kb_id = %s AND valid_to IS NULL", [kb_id])
+            live = cursor.fetchone()[0]
+            TermStat.objects.filter(kb_id=kb_id).delete()
+            cursor.execute(
+                """INSERT INTO memories_termstat (kb_id, term, ndoc)
+                   SELECT %s, word, ndoc FROM ts_stat(%s) WHERE length(word) <= 200""",
+                [
+                    kb_id,
+                    "SELECT search_vector FROM memories_memory "
+                    f"WHERE kb_id = {kb_id} AND valid_to IS NULL AND NOT quarantined",
+                ],
+            )
+            words = cursor.rowcount
+        KnowledgeBase.objects.filter(pk=kb_id).update(term_stats_memories=max(live, 1))
+    logger.info("word statistics of %s: %s words over %s memories", kb, words, live)
+    return words
+
+
+def kb_term_stats_refresh_if_due(*, kb: KnowledgeBase) -> bool:
+    """Refresh a large KB's word statistics when it has grown or shrunk enough since the last count."""
+    live = Memory.objects.filter(kb=kb, valid_to__isnull=True).count()
+    kept = KnowledgeBase.objects.filter(pk=kb.pk).values_list("term_stats_memories", flat=True).first() or 0
+    if live < TERM_STATS_MIN_MEMORIES:
+        if kept:  # shrunk below the threshold (e.g. cleared): counting at query time is right again
+            TermStat.objects.filter(kb=kb).delete()
+            KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0)
+        return False
+    if kept and abs(live - kept) < TERM_STATS_DRIFT * kept:
+        return False
+    kb_term_stats_refresh(kb=kb)
+    return True

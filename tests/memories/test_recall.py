@@ -215,3 +215,33 @@ def test_full_text_finds_a_rare_word_among_many_rows_of_a_common_one(kb):
     no_vectors = np.ones(384, dtype=np.float32)  # no memory is embedded: the full-text list alone decides
     hits = recall_service.recall(kbs=[kb], query="Alice capybara walk", k=5, query_vector=no_vectors)
     assert hits[0].id == capybara.pk and hits[0].signals == ["fts"]
+
+
+def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
+    """A KB past TERM_STATS_MIN_MEMORIES keeps its word counts (refreshed by its ingest jobs when it has grown);
+    recall reads them, still ranks by rarity, and still finds a word newer than the counts."""
+    from memories import services
+    from memories.models import KnowledgeBase, TermStat
+
+    monkeypatch.setattr(services, "TERM_STATS_MIN_MEMORIES", 20)
+    Memory.objects.bulk_create(
+        Memory(kb=kb, text=f"Alice walked the dog, walk number {i}.", content_hash=f"walk-{i}") for i in range(30)
+    )
+    capybara = remember(kb, "Alice adopted a capybara.")
+    assert services.kb_term_stats_refresh_if_due(kb=kb)
+    kb = KnowledgeBase.objects.get(pk=kb.pk)
+    assert kb.term_stats_memories == 31
+    counts = dict(TermStat.objects.filter(kb=kb).values_list("term", "ndoc"))
+    assert counts["alic"] == 31 and counts["walk"] == 30 and counts["capybara"] == 1
+    assert not services.kb_term_stats_refresh_if_due(kb=kb)  # unchanged: not due
+
+    no_vectors = np.ones(384, dtype=np.float32)
+    hits = recall_service.recall(kbs=[kb], query="Alice capybara walk", k=5, query_vector=no_vectors)
+    assert hits[0].id == capybara.pk
+    okapi = remember(kb, "Alice saw an okapi at the zoo.")  # newer than the counts
+    hits = recall_service.recall(kbs=[kb], query="okapi", k=5, query_vector=no_vectors)
+    assert hits[0].id == okapi.pk and hits[0].signals == ["fts"]
+
+    services.kb_clear(kb=kb)
+    assert not TermStat.objects.filter(kb=kb).exists()
+    assert KnowledgeBase.objects.get(pk=kb.pk).term_stats_memories == 0
