@@ -34,7 +34,7 @@ def chunks_search(
     if not kbs:
         return []
     if query_vector is None:
-        query_vector = bulk.as_vectors(embeddings.embed([query]))[0]
+        query_vector = bulk.as_vectors([embeddings.embed_query(query)])[0]
     clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
     if not include_quarantined:
         clauses.append("d.quarantine_reason = ''")

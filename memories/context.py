@@ -37,7 +37,7 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
     kbs = list(KnowledgeBase.objects.for_bot(bot).always_on())
     if not kbs:
         return Context(text="", kbs=[])
-    vector = bulk.as_vectors(embeddings.embed([query]))[0]
+    vector = bulk.as_vectors([embeddings.embed_query(query)])[0]
     memory_budget = int(budget_chars * 0.6)
     insight_budget = int(budget_chars * 0.2)
     memories = [

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 from django.db import connection, transaction
 from django.db.models import Prefetch
 
@@ -259,21 +260,28 @@ def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
     return total, avg_length
 
 
+def _vector_literal(vector) -> str:
+    """pgvector's text form, made once per query (the driver would format the 384 floats at every use)."""
+    return "[" + ",".join(map(repr, np.asarray(vector, dtype=np.float32).tolist())) + "]"
+
+
 def _vector_ranked(
-    table: str, vector, scope: str, params: list, limit: int, kb_ids: list[int]
+    table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]
 ) -> list[tuple[int, float]]:
     sql = f"""
-        SELECT {table}.id, 1 - ({table}.embedding <=> %s) AS similarity FROM {table}
+        SELECT {table}.id, 1 - ({table}.embedding <=> %s::vector) AS similarity FROM {table}
         WHERE {table}.embedding IS NOT NULL AND {scope}
-        ORDER BY {table}.embedding <=> %s
+        ORDER BY {table}.embedding <=> %s::vector
         LIMIT %s"""
-    with bulk.vector_cursor() as cursor:
+    bound = _scan_tuples(table, kb_ids, limit)
+    with connection.cursor() as cursor:
         # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
-        # enough rows pass the KB filter (pgvector 0.8).
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(max(limit, 40))}")
-        bound = _scan_tuples(table, kb_ids, limit)
-        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {bound}")
+        # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.
+        cursor.execute(
+            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+            " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+            [str(int(max(limit, 40))), str(bound)],
+        )
         cursor.execute(sql, [vector, *params, vector, limit])
         rows = cursor.fetchall()
         if len(rows) < limit and bound < HNSW_MAX_SCAN_TUPLES:
@@ -328,7 +336,7 @@ def recall(
     kb_ids = [kb.pk for kb in kbs]
     kb_names = {kb.pk: kb.name for kb in kbs}
     # The query is embedded on another thread while the database does the full-text part.
-    embedding = _embedder().submit(embeddings.embed, [query]) if query_vector is None else None
+    embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
     tsquery = text_query(query)
     memory_kinds = [x for x in kinds or [] if x != "insight"] or None
     want_memories = not kinds or bool(memory_kinds)
@@ -363,9 +371,10 @@ def recall(
                 scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
         if embedding is not None:
-            query_vector = bulk.as_vectors(embedding.result())[0]
+            query_vector = bulk.as_vectors([embedding.result()])[0]
+        vector_text = _vector_literal(query_vector)
         for table, type_, scope, params in scopes:
-            vector_hits = _vector_ranked(table, query_vector, scope, params, CANDIDATES, kb_ids)
+            vector_hits = _vector_ranked(table, vector_text, scope, params, CANDIDATES, kb_ids)
             for rank, (pk, sim) in enumerate(vector_hits):
                 scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
                 signals[(type_, pk)].append("vector")

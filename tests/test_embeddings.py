@@ -24,3 +24,12 @@ def test_local_embeddings_are_384_dim_normalised_and_meaningful():
 def test_embedding_nothing_returns_nothing():
     """An empty batch costs nothing and returns an empty list."""
     assert embeddings.embed([]) == []
+
+
+def test_a_query_embeds_to_the_same_vector_as_in_a_batch():
+    """The fast single-query path gives the vector a batch gives, so queries and stored memories match."""
+    text = "Where did Nora's sister move last spring?"
+    batched = embeddings.embed([text, "padding makes the batch longer than the query itself, on purpose"])[0]
+    single = embeddings.embed_query(text)
+    assert len(single) == 384
+    assert max(abs(a - b) for a, b in zip(single, batched, strict=True)) < 1e-4
