@@ -85,13 +85,32 @@ def _secret_plugins() -> dict:
     return {"plugins_used": [{"name": name} for name in names]}
 
 
+# Every detector in use needs one of these to fire: a token of 10+ characters with a digit or two capitals
+# (keys, tokens), a keyword (password=…, api_key, secret), a URL with credentials, or a key block. A line
+# with none of them (most chat) skips the two dozen detectors.
+_TOKEN = re.compile(r"[A-Za-z0-9_\-+/=.:]{10,}")
+_SECRET_KEYWORDS = re.compile(
+    r"pass|pwd|secret|token|key|auth|cred|bearer|private|://|begin|contrase|live_|xox|sk-|ghp_|glpat|npm_|pypi-|sq0c",
+    re.I,
+)
+
+
+def _may_hold_secret(line: str) -> bool:
+    if _SECRET_KEYWORDS.search(line):
+        return True
+    return any(
+        any(ch.isdigit() for ch in token) or sum(ch.isupper() for ch in token) >= 2 for token in _TOKEN.findall(line)
+    )
+
+
 def _find_secrets(text: str) -> list[str]:
     """Kinds of secret in ``text``; call inside the detect-secrets settings context."""
     from detect_secrets.core.scan import scan_line
 
     found: set[str] = set()
     for line in text.splitlines() or [text]:
-        found.update(secret.type for secret in scan_line(line))
+        if _may_hold_secret(line):
+            found.update(secret.type for secret in scan_line(line))
     found.update("Secret phrase" for pattern in _SECRET_PHRASES if pattern.search(text))
     return sorted(found)
 

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
@@ -138,11 +139,35 @@ class CursorMoved(Exception):
     """Another job already processed these turns; this job's result is discarded."""
 
 
+# Up to this many live memories, near-duplicates are found exactly in memory (one read of the KB's
+# vectors and a matrix product) rather than by an index probe per new fact.
+EXACT_NEAR_DUPLICATES_MAX = 2000
+
+
 def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -> dict[int, int]:
     """For each vector index, the id of a live memory at least ``threshold`` similar, in one query."""
     if not vectors:
         return {}
     with bulk.vector_cursor() as cursor:
+        cursor.execute(
+            """SELECT id, embedding FROM memories_memory
+               WHERE kb_id = %s AND valid_to IS NULL AND embedding IS NOT NULL LIMIT %s""",
+            [kb_id, EXACT_NEAR_DUPLICATES_MAX + 1],
+        )
+        rows = cursor.fetchall()
+        if len(rows) <= EXACT_NEAR_DUPLICATES_MAX:
+            if not rows:
+                return {}
+            new = np.asarray(vectors, dtype=np.float32)
+            old = np.stack(
+                [np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32) for _, v in rows]
+            )
+            # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
+            new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
+            old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
+            similarity = new @ old.T
+            best = similarity.argmax(axis=1)
+            return {i: rows[j][0] for i, j in enumerate(best) if similarity[i, j] >= threshold}
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             """

@@ -109,8 +109,11 @@ def test_duplicates_are_not_stored_twice(api, kb, fake_llm):
     assert JobRun.objects.order_by("id").last().facts_skipped == 2
 
 
-def test_near_duplicates_are_not_stored_twice(api, kb, fake_llm, settings):
-    """A fact whose embedding is nearly identical to a live one is a duplicate."""
+@pytest.mark.parametrize("exact_up_to", [2000, 0], ids=["exact-small-kb", "hnsw-index"])
+def test_near_duplicates_are_not_stored_twice(api, kb, fake_llm, settings, monkeypatch, exact_up_to):
+    """A fact whose embedding is nearly identical to a live one is a duplicate, found exactly in a small KB
+    and through the vector index in a large one."""
+    monkeypatch.setattr(ingest, "EXACT_NEAR_DUPLICATES_MAX", exact_up_to)
     settings.NEAR_DUPLICATE_SIMILARITY = 0.9
     fake_llm.reply_json(add("Alice owns a red bicycle."))
     post_turns(api, [("m1", "I own a red bicycle.")])
