@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memories.models import JobRun
-from memories.tasks import _job
+from memories.tasks import job_run
 
 from . import archive, services
 
@@ -15,8 +15,7 @@ def sync_knowledge(job_id: int | None = None) -> str | None:
     sync changed something or failed, so a quiet folder leaves no trail.
     """
     if job_id:
-        job = _job(job_id, JobRun.Kind.SYNC)
-        return services.knowledge_sync_all(job=job).status if job else None
+        return job_run(job_id, (JobRun.Kind.SYNC,), lambda job: services.knowledge_sync_all(job=job))
     job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC, target="scheduled"))
     if job.status == JobRun.Status.SUCCEEDED and not job.detail:
         job.delete()
@@ -24,10 +23,8 @@ def sync_knowledge(job_id: int | None = None) -> str | None:
 
 
 def process_document(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.DOCUMENT)
-    return services.document_process(job=job).status if job else None
+    return job_run(job_id, (JobRun.Kind.DOCUMENT,), lambda job: services.document_process(job=job))
 
 
 def archive_session(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.ARCHIVE)
-    return archive.session_archive(job=job).status if job else None
+    return job_run(job_id, (JobRun.Kind.ARCHIVE,), lambda job: archive.session_archive(job=job))

@@ -2,34 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import transaction
+from django.utils import timezone
 from django_q.tasks import async_task
 
 from memories import consolidation, ingest, services
 from memories.models import JobRun, KnowledgeBase
 
 
-def _job(job_id: int, kind: str) -> JobRun | None:
+def job_run(job_id: int, kinds: tuple[str, ...], work: Callable[[JobRun], JobRun]) -> str | None:
+    """Run ``work`` on the job, unless it is gone, already finished or of another kind.
+
+    An unexpected error (a bug, not a provider failure) still marks the run failed with its error, so an
+    operator sees it among the failed jobs and can retry it, before django-q records the task as failed.
+    """
     job = JobRun.objects.select_related("kb__bot", "ingest_item__kb__bot").filter(pk=job_id).first()
     # RUNNING: django-q re-delivers a task whose worker died; the cursor guard makes a re-run safe.
-    if job is None or job.status not in (JobRun.Status.QUEUED, JobRun.Status.RUNNING):
-        return None  # gone, or already finished by an earlier delivery of this task
-    return job if job.kind == kind else None
+    if job is None or job.status not in (JobRun.Status.QUEUED, JobRun.Status.RUNNING) or job.kind not in kinds:
+        return None
+    try:
+        return work(job).status
+    except Exception as exc:
+        JobRun.objects.filter(pk=job.pk).update(
+            status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
+        )
+        raise
 
 
 def extract_pending(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.INGEST_MESSAGES)
-    return ingest.extract_pending(job=job).status if job else None
+    return job_run(job_id, (JobRun.Kind.INGEST_MESSAGES,), lambda job: ingest.extract_pending(job=job))
 
 
 def ingest_item(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.INGEST_TEXT) or _job(job_id, JobRun.Kind.INGEST_FILE)
-    return ingest.item_ingest(job=job).status if job else None
+    kinds = (JobRun.Kind.INGEST_TEXT, JobRun.Kind.INGEST_FILE)
+    return job_run(job_id, kinds, lambda job: ingest.item_ingest(job=job))
 
 
 def ingest_inbox_file(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.INGEST_FILE)
-    return ingest.inbox_file_ingest(job=job).status if job else None
+    return job_run(job_id, (JobRun.Kind.INGEST_FILE,), lambda job: ingest.inbox_file_ingest(job=job))
 
 
 def scan_inboxes() -> int:
@@ -65,5 +77,4 @@ def consolidate_kb(kb_id: int) -> str | None:
 
 
 def run_consolidation(job_id: int) -> str | None:
-    job = _job(job_id, JobRun.Kind.CONSOLIDATE)
-    return consolidation.kb_consolidate(job=job).status if job else None
+    return job_run(job_id, (JobRun.Kind.CONSOLIDATE,), lambda job: consolidation.kb_consolidate(job=job))
