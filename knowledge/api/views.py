@@ -30,7 +30,7 @@ from knowledge.api.serializers import (
 )
 from knowledge.models import Document
 from knowledge.search import chunks_search
-from memories.api.views import KB_NAME, KBScopedMixin, _active_kb
+from memories.api.views import KB_NAME, KBScopedMixin, active_kb
 from memories.models import Session
 
 SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.")
@@ -76,7 +76,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
     )
     def create(self, request, kb_name=None):
         """Upload files (multipart field ``file``, several allowed) or send JSON ``content``; indexed in a job."""
-        kb = _active_kb(request, kb_name)
+        kb = active_kb(request, kb_name)
         accepted = []
         try:
             if request.content_type.startswith("multipart/"):
@@ -109,7 +109,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
     )
     def update(self, request, kb_name=None, slug=None):
         """Create or replace a markdown document: its file in knowledge/ and the index, together."""
-        kb = _active_kb(request, kb_name)
+        kb = active_kb(request, kb_name)
         params = DocumentWriteSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         try:
@@ -157,7 +157,7 @@ class ArchiveView(APIView):
 
     @extend_schema(parameters=[KB_NAME], request=ArchiveSerializer, responses={202: DocumentAcceptedSerializer})
     def post(self, request, kb_name):
-        kb = _active_kb(request, kb_name)
+        kb = active_kb(request, kb_name)
         params = ArchiveSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         session = Session.objects.filter(kb=kb, external_id=params.validated_data["session_id"]).first()

@@ -74,7 +74,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def messages(self, request, name=None):
         """Post a batch of chat turns. Stored at once (idempotent by external_id); extracted in the background."""
-        kb = _active_kb(request, name)
+        kb = active_kb(request, name)
         params = MessagesInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         result = ingest.messages_receive(
@@ -86,7 +86,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def ingest(self, request, name=None):
         """Post a piece of text (notes, a transcript, a document's text) to be turned into memories."""
-        kb = _active_kb(request, name)
+        kb = active_kb(request, name)
         params = IngestTextSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         item, job = ingest.text_receive(kb=kb, **params.validated_data)
@@ -138,7 +138,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def consolidate(self, request, name=None):
         """Run consolidation of this KB now (in the background); the job's run record shows what it did."""
-        kb = _active_kb(request, name)
+        kb = active_kb(request, name)
         job = consolidation.enqueue_consolidation(kb=kb)
         return Response({"job_id": job.pk, "status": job.status}, status=status.HTTP_202_ACCEPTED)
 
@@ -156,7 +156,8 @@ class KBInactive(APIException):
     default_code = "kb_inactive"
 
 
-def _active_kb(request, name: str) -> KnowledgeBase:
+def active_kb(request, name: str) -> KnowledgeBase:
+    """The calling bot's KB ``name`` (404 otherwise), refusing input while it is inactive (409)."""
     kb = selectors.kb_get(bot=request.user, name=name)
     if not kb.is_active:
         raise KBInactive()
