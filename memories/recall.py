@@ -33,6 +33,9 @@ VECTOR_WEIGHT = 3.0
 CONTEXT_WEIGHT = 1.5
 CONTEXT_SEEDS = 20
 KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.1}
+# A memory whose subject (its first entity: the speaker of a turn, the person a fact is about) is named in
+# the query is more likely what the question is about (LoCoMo: R@10 0.612 -> 0.640, budget 0.667 -> 0.696).
+SUBJECT_WEIGHT = 1.5
 CANDIDATES = 60
 VECTOR_MIN_SIMILARITY = 0.2
 # The filtered HNSW scan visits about VECTOR_SCAN_MARGIN times the tuples it should need (see _scan_tuples).
@@ -56,7 +59,7 @@ STOPWORDS = frozenset(
     i me my you your he she his her we our they them their""".split()
 )
 # What ranking and packing need of a memory (its sources are loaded for the packed hits only).
-HIT_FIELDS = ("kb_id", "text", "kind", "created_at", "valid_from")
+HIT_FIELDS = ("kb_id", "text", "kind", "created_at", "valid_from", "entities")
 WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
 _df_cache: dict = {}
 _size_cache: dict = {}
@@ -77,6 +80,7 @@ class Hit:
     valid_from: datetime | None = None
     similarity: float | None = None
     kb: str = ""
+    subject: str = ""  # a memory's first entity (who it is about)
 
     @property
     def ref(self) -> str:
@@ -386,8 +390,11 @@ def recall(
         )
 
     hits = _load_hits(scores.keys(), kb_names)
+    named = _named(query)
     for key, hit in hits.items():
         hit.score = scores[key] * KIND_WEIGHT.get(hit.kind, 1.0)
+        if hit.subject and named(hit.subject):
+            hit.score *= SUBJECT_WEIGHT
         hit.signals = signals[key]
         hit.similarity = similarity.get(key)
     direct = sorted(hits.values(), key=lambda h: (-h.score, -h.id))
@@ -477,8 +484,20 @@ def _load_hits(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
     return hits
 
 
+def _named(query: str):
+    """Whether a (lowercase) name occurs in ``query`` as whole words ("Melanie's" names "melanie")."""
+    words = []
+    for word in WORD.findall(query.lower()):
+        words.append(word)
+        if word.endswith(("'s", "’s")):
+            words.append(word[:-2])
+    lowered = f" {' '.join(words)} "
+    return lambda name: f" {name} " in lowered
+
+
 def _memory_hit(m: Memory, kb_names: dict[int, str]) -> Hit:
     return Hit(
+        subject=m.entities[0] if m.entities else "",
         id=m.pk,
         type="memory",
         text=m.text,

@@ -245,3 +245,14 @@ def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
     services.kb_clear(kb=kb)
     assert not TermStat.objects.filter(kb=kb).exists()
     assert KnowledgeBase.objects.get(pk=kb.pk).term_stats_memories == 0
+
+
+def test_a_memory_about_the_person_the_query_names_ranks_higher(kb):
+    """Of two equally matching memories, the one whose subject the query names ("Melanie's") comes first."""
+    melanie = remember(kb, "I painted a sunset over the lake last week.", entities=["melanie", "lake"])
+    caroline = remember(kb, "I painted a sunset over the lake last week!", entities=["caroline", "lake"])
+    embed_all()
+    hits = recall_service.recall(kbs=[kb], query="What did Melanie's friend paint at the lake?", k=2)
+    assert [h.id for h in hits] == [melanie.pk, caroline.pk]
+    hits = recall_service.recall(kbs=[kb], query="What did Caroline paint at the lake?", k=2)
+    assert [h.id for h in hits] == [caroline.pk, melanie.pk]
