@@ -40,4 +40,12 @@ def exception_handler(exc, context):
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, SuspiciousOperation):
         return Response({"detail": str(exc) or "Bad request."}, status=status.HTTP_400_BAD_REQUEST)
+    from memories.embeddings import EmbeddingError
+
+    if isinstance(exc, EmbeddingError):
+        # A remote embedding endpoint that is down is not the client's fault, nor a crash: retry later.
+        return Response(
+            {"detail": f"The embedding backend is unavailable ({exc}); nothing was changed, try again later."},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
     return None

@@ -2,11 +2,11 @@
 folder into the index, receive uploads and process them in a job.
 
 The file is the truth for markdown documents; the index (Document + Chunk rows)
-follows it. A write takes the document's advisory lock, writes the file
-atomically and re-indexes in the same transaction; the sync takes the same
-lock per file, so the two never interleave. Should a transaction fail after
-its file was renamed into place, the next sync sees the changed hash and
-re-indexes it.
+follows it. A write embeds first (a failing embedding backend changes nothing),
+then takes the document's advisory lock, writes the file atomically and
+re-indexes in the same transaction; the sync takes the same lock per file, so
+the two never interleave. Should the transaction fail after its file was
+renamed into place, the next sync sees the changed hash and re-indexes it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import zlib
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -52,14 +53,30 @@ def chunks_make(text: str, *, markdown: bool) -> list[tuple[int, str]]:
     )
 
 
-def document_index(*, document: Document) -> int:
+@dataclass
+class Indexing:
+    """A document's chunks, their vectors and their flags, computed before anything is written."""
+
+    pieces: list[tuple[int, str]]
+    vectors: list
+    flags: list[str]
+
+
+def index_prepare(content: str, *, markdown: bool) -> Indexing:
+    """Chunk, embed and screen ``content`` (raises EmbeddingError before anything changes)."""
+    pieces = chunks_make(content, markdown=markdown)
+    vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
+    flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
+    return Indexing(pieces, vectors, flags)
+
+
+def document_index(*, document: Document, prepared: Indexing | None = None) -> int:
     """Replace the document's chunks with fresh ones, embedded; marks it done. Returns the chunk count.
 
     Runs in the caller's transaction (or its own): readers see the old chunks or the new, never a mix.
     """
-    pieces = chunks_make(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
-    vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
-    flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
+    prepared = prepared or index_prepare(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
+    pieces, vectors, flags = prepared.pieces, prepared.vectors, prepared.flags
     with transaction.atomic():
         # Memories citing a chunk keep citing the chunk at the same position after re-indexing.
         cited = defaultdict(list)
@@ -105,17 +122,21 @@ def document_write(
     size, limit = len(content.encode()), max_bytes or settings.KNOWLEDGE_MAX_MARKDOWN_BYTES
     if size > limit:
         raise DocumentRefused(f"content is {size} bytes; a markdown document may have at most {limit}")
+    # Embedding first: if the backend fails, neither the file nor the index has changed.
+    prepared = index_prepare(content, markdown=True)
     with transaction.atomic():
         _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
         clash = Document.objects.filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN).first()
         if clash is not None and clash.deleted_at is None:
             raise DocumentRefused(f"{slug!r} is the slug of a {clash.doc_type} document; choose another slug")
         files.file_write(kb, slug, content)
-        document, created = _markdown_upsert(kb, slug, content, source=source)
+        document, created = _markdown_upsert(kb, slug, content, source=source, prepared=prepared)
     return document, created
 
 
-def _markdown_upsert(kb: KnowledgeBase, slug: str, content: str, *, source: str) -> tuple[Document, bool]:
+def _markdown_upsert(
+    kb: KnowledgeBase, slug: str, content: str, *, source: str, prepared: Indexing | None = None
+) -> tuple[Document, bool]:
     """Index the markdown ``content`` as document ``slug`` (caller holds the document lock)."""
     document, created = Document.objects.update_or_create(
         kb=kb,
@@ -133,7 +154,7 @@ def _markdown_upsert(kb: KnowledgeBase, slug: str, content: str, *, source: str)
             "deleted_at": None,
         },
     )
-    document_index(document=document)
+    document_index(document=document, prepared=prepared)
     return document, created
 
 

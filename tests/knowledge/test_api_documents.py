@@ -168,3 +168,20 @@ def test_uploaded_document_facts_feed_recall_citing_their_chunk(api, kb):
     assert api.get("/api/v1/kbs/notes/").json()["memory_count"] == count
     response = api.post("/api/v1/kbs/notes/recall/", json={"query": "When is the honey harvest?", "k": 3})
     assert response.json()["results"][0]["sources"] == [{"type": "document", "document": slug, "chunk": 0}]
+
+
+def test_an_unreachable_embedding_endpoint_is_a_503_and_changes_nothing(api, kb, settings):
+    """With a remote embedding backend down, a write-through answers 503 and leaves no file or document."""
+    from memories import embeddings
+
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+    settings.LLM_TIMEOUT_SECONDS = 2
+    embeddings.get_embedder.cache_clear()
+    try:
+        response = api.request("PUT", f"{DOCS}faq/", json={"content": "# FAQ\n\nOpen 9 to 5.\n"})
+    finally:
+        embeddings.get_embedder.cache_clear()
+    assert response.status_code == 503 and "embedding backend is unavailable" in response.json()["detail"]
+    assert not (kb.knowledge_dir / "faq.md").exists()
+    assert not Document.objects.exists()
