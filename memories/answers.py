@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-
-from django.conf import settings
 
 from memories import llm
 from memories.extraction import SENTENCE, content_words
@@ -55,24 +52,21 @@ def kb_ask(
         f"[{h.id}] {h.text}" if h.type == "memory" else f"[insight, not citable] {h.text}" for h in hits
     )
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
-    last_error: Exception | None = None
-    for attempt in range(1 + settings.LLM_MAX_RETRIES):
-        try:
-            reply = llm.complete_json(system=ASK_SYSTEM, user=user)
-            answer = reply.data.get("answer")
-            cited = reply.data.get("citations") or []
-            if not isinstance(answer, str) or not isinstance(cited, list):
-                raise llm.LLMBadReply("ask reply must have a string 'answer' and a list 'citations'")
-            # Only memories that were actually given to the model can be cited.
-            citations = [c for c in (_as_int(x) for x in cited) if c in given]
-            return Answer(answer=answer.strip(), citations=sorted(set(citations)), mode="llm", memories=hits)
-        except llm.LLMError as exc:
-            last_error = exc
-            if not exc.retryable:
-                break
-            time.sleep(min(settings.LLM_RETRY_BACKOFF_SECONDS * 2**attempt, 10))
-    answer, citations = _extractive(question, hits)
-    return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {last_error})", memories=hits)
+
+    def parse(data: dict) -> tuple[str, list]:
+        answer, cited = data.get("answer"), data.get("citations") or []
+        if not isinstance(answer, str) or not isinstance(cited, list):
+            raise llm.LLMBadReply("ask reply must have a string 'answer' and a list 'citations'")
+        return answer, cited
+
+    try:
+        answer, cited = llm.complete_validated(system=ASK_SYSTEM, user=user, validate=parse)
+    except llm.LLMError as exc:
+        answer, citations = _extractive(question, hits)
+        return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {exc})", memories=hits)
+    # Only memories that were actually given to the model can be cited.
+    citations = [c for c in (_as_int(x) for x in cited) if c in given]
+    return Answer(answer=answer.strip(), citations=sorted(set(citations)), mode="llm", memories=hits)
 
 
 def _as_int(value) -> int | None:

@@ -9,7 +9,6 @@ Offline, insights come from grouping memories that share entities or topics. Run
 from __future__ import annotations
 
 import logging
-import time
 from collections import defaultdict
 from datetime import timedelta
 
@@ -118,22 +117,14 @@ def _llm_insights(batch: list[Memory], job: JobRun) -> list[tuple[str, list[int]
     listing = "\n".join(f"{m.pk} | {m.kind} | {m.text}" for m in batch)
     user = f"Memories (id | kind | text):\n{llm.untrusted('memories', listing)}"
     allowed = {m.pk for m in batch}
-    attempts = 1 + settings.LLM_MAX_RETRIES
-    for attempt in range(1, attempts + 1):
-        try:
-            reply = llm.complete_json(system=SYSTEM_PROMPT, user=user)
-            job.tokens_in += reply.tokens_in
-            job.tokens_out += reply.tokens_out
-            return _validate(reply.data, allowed)
-        except llm.LLMError as exc:
-            used = getattr(exc, "tokens", (0, 0))
-            job.tokens_in += used[0]
-            job.tokens_out += used[1]
-            if not exc.retryable or attempt == attempts:
-                exc.attempts = attempt
-                raise
-            time.sleep(min(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1), 30))
-    raise AssertionError("unreachable")
+
+    def count(tokens_in: int, tokens_out: int) -> None:
+        job.tokens_in += tokens_in
+        job.tokens_out += tokens_out
+
+    return llm.complete_validated(
+        system=SYSTEM_PROMPT, user=user, validate=lambda data: _validate(data, allowed), usage=count
+    )
 
 
 def _validate(data: dict, allowed: set[int]) -> list[tuple[str, list[int]]]:

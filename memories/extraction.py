@@ -5,12 +5,10 @@ heuristic extractor. Nothing here writes to the database; see services."""
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.conf import settings
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from memories import llm, splitting
@@ -78,7 +76,6 @@ class Extraction:
     tokens_in: int = 0
     tokens_out: int = 0
     rejected: int = 0
-    attempts: int = 1
 
 
 # --- Salience gate -------------------------------------------------------------
@@ -312,33 +309,26 @@ def parse_reply(data: dict, *, turns: list[Turn], live_ids: set[int]) -> tuple[l
 
 
 def extract_llm(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], now: datetime) -> Extraction:
-    """One LLM call for the whole batch, retried a bounded number of times with backoff."""
+    """One LLM call for the whole batch, retried a bounded number of times with backoff.
+
+    The tokens of every attempt are counted: on the Extraction, or on the error that ends the retries.
+    """
     user = render_user_message(turns=turns, live_facts=live_facts, now=now)
     live_ids = {pk for pk, _, _ in live_facts}
-    attempts = 1 + settings.LLM_MAX_RETRIES
-    tokens_in = tokens_out = 0
-    for attempt in range(1, attempts + 1):
-        try:
-            reply = llm.complete_json(system=SYSTEM_PROMPT, user=user)
-            tokens_in += reply.tokens_in
-            tokens_out += reply.tokens_out
-            facts, edges, rejected = parse_reply(reply.data, turns=turns, live_ids=live_ids)
-            return Extraction(
-                facts=facts,
-                edges=edges,
-                mode="llm",
-                tokens_in=tokens_in,
-                tokens_out=tokens_out,
-                rejected=rejected,
-                attempts=attempt,
-            )
-        except llm.LLMError as exc:
-            used = getattr(exc, "tokens", (0, 0))
-            tokens_in += used[0]
-            tokens_out += used[1]
-            if not exc.retryable or attempt == attempts:
-                exc.attempts = attempt
-                exc.tokens = (tokens_in, tokens_out)
-                raise
-            time.sleep(min(settings.LLM_RETRY_BACKOFF_SECONDS * 2 ** (attempt - 1), 30))
-    raise AssertionError("unreachable")
+    spent = [0, 0]
+
+    def count(tokens_in: int, tokens_out: int) -> None:
+        spent[0] += tokens_in
+        spent[1] += tokens_out
+
+    try:
+        facts, edges, rejected = llm.complete_validated(
+            system=SYSTEM_PROMPT,
+            user=user,
+            validate=lambda data: parse_reply(data, turns=turns, live_ids=live_ids),
+            usage=count,
+        )
+    except llm.LLMError as exc:
+        exc.tokens = tuple(spent)
+        raise
+    return Extraction(facts=facts, edges=edges, mode="llm", tokens_in=spent[0], tokens_out=spent[1], rejected=rejected)
