@@ -86,16 +86,13 @@ class DocumentAdmin(admin.ModelAdmin):
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fields(self, request, obj=None):
-        if obj is None:
-            return ["kb", "slug", "content"]
-        editable = ["content"] if self._editable(obj) else []
-        return ["kb", "slug", *editable, *self.readonly_fields, *([] if editable else ["content"])]
+        return ["kb", "slug", "content"] if obj is None else ["kb", "slug", "content", *self.readonly_fields]
 
     def get_readonly_fields(self, request, obj=None):
         if obj is None:
             return []
-        fixed = ["kb", "slug"]
-        return [*fixed, *self.readonly_fields, *([] if self._editable(obj) else ["content"])]
+        # Only a markdown document's content is editable: it is written through to its file.
+        return ["kb", "slug", *self.readonly_fields, *([] if self._editable(obj) else ["content"])]
 
     def save_model(self, request, obj, form, change):
         # Write-through: the file in knowledge/ and the index change together.

@@ -82,8 +82,7 @@ class MarkdownDocumentForm(forms.ModelForm):
         data = super().clean()
         kb, slug = data.get("kb") or getattr(self.instance, "kb", None), data.get("slug")
         if kb and slug and not self.instance.pk:
-            clash = Document.objects.present().filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN)
-            if clash.exists():
+            if Document.objects.holding_slug(kb, slug).exists():
                 self.add_error("slug", f"{slug!r} is already the slug of an uploaded or archived document.")
         return data
 

@@ -24,6 +24,11 @@ class DocumentQuerySet(models.QuerySet):
     def for_bot(self, bot):
         return self.filter(kb__bot=bot)
 
+    def holding_slug(self, kb, slug: str):
+        """The present upload, text or conversation document of ``kb`` named ``slug``: a markdown file
+        of that name would clash with it."""
+        return self.present().filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN)
+
 
 class Document(models.Model):
     """A knowledge document of a KB, indexed as chunks."""

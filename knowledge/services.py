@@ -126,8 +126,8 @@ def document_write(
     prepared = index_prepare(content, markdown=True)
     with transaction.atomic():
         _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
-        clash = Document.objects.filter(kb=kb, slug=slug).exclude(doc_type=Document.Type.MARKDOWN).first()
-        if clash is not None and clash.deleted_at is None:
+        clash = Document.objects.holding_slug(kb, slug).first()
+        if clash is not None:
             raise DocumentRefused(f"{slug!r} is the slug of a {clash.doc_type} document; choose another slug")
         files.file_write(kb, slug, content)
         document, created = _markdown_upsert(kb, slug, content, source=source, prepared=prepared)
@@ -192,11 +192,7 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
             if known and known.content_hash == files.content_hash(content) and known.status == Document.Status.DONE:
                 counts["unchanged"] += 1
                 continue
-            if (
-                Document.objects.filter(kb=kb, slug=slug, deleted_at__isnull=True)
-                .exclude(doc_type=Document.Type.MARKDOWN)
-                .exists()
-            ):
+            if Document.objects.holding_slug(kb, slug).exists():
                 counts["skipped"].append(path.name)
                 continue
             _markdown_upsert(kb, slug, content, source=f"file:{path.name}")
@@ -208,8 +204,7 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
             _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
             if files.document_path(kb, slug).exists():
                 continue  # written meanwhile
-            Chunk.objects.filter(document=document).delete()
-            Document.objects.filter(pk=document.pk).update(deleted_at=timezone.now(), updated_at=timezone.now())
+            document_delete(document=document)  # the file is gone already; the index follows
             counts["deleted"] += 1
     return counts
 

@@ -159,9 +159,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -
             if not rows:
                 return {}
             new = np.asarray(vectors, dtype=np.float32)
-            old = np.stack(
-                [np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, dtype=np.float32) for _, v in rows]
-            )
+            old = np.stack([v.to_numpy() for _, v in rows]).astype(np.float32)
             # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
             new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
             old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
