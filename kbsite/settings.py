@@ -205,6 +205,10 @@ INBOX_SETTLE_SECONDS = env_float("INBOX_SETTLE_SECONDS", 2.0)
 INBOX_SCAN_MINUTES = env_int("INBOX_SCAN_MINUTES", 1, minimum=1)
 # Consolidation: unconsolidated memories reviewed per run (oldest first).
 CONSOLIDATE_BATCH = env_int("CONSOLIDATE_BATCH", 50, minimum=2)
+# Reciprocal Rank Fusion constant: score = weight / (RECALL_RRF_K + rank). The seed's 60 suits lists of
+# about a thousand results; ours hold 60 candidates, where 60 flattens rank 1 and rank 20 to within 1.3x.
+# LoCoMo evidence recall@10 / within 2,000 chars: k=60 0.657 / 0.704, k=30 0.688 / 0.730, k=10 0.718 / 0.756.
+RECALL_RRF_K = env_int("RECALL_RRF_K", 10, minimum=1)
 # Context block: a memory found only by vector search must be at least this similar to the query.
 CONTEXT_RELEVANCE_THRESHOLD = env_float("CONTEXT_RELEVANCE_THRESHOLD", 0.3)
 # Cosine similarity above which a new fact is a near-duplicate of a live one.

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
+from django.conf import settings
 from django.db import transaction
 
 from memories import bulk, embeddings
 from memories.models import FTS_CONFIG, KnowledgeBase
-from memories.recall import RRF_K, text_query
+from memories.recall import text_query
 
 CANDIDATES = 50
 
@@ -64,7 +65,7 @@ def chunks_search(
                 [FTS_CONFIG, tsquery, *params, CANDIDATES],
             )
             for rank, (pk,) in enumerate(cursor.fetchall()):
-                scores[pk] += 1.0 / (RRF_K + rank + 1)
+                scores[pk] += 1.0 / (settings.RECALL_RRF_K + rank + 1)
                 signals[pk].append("fts")
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
@@ -75,7 +76,7 @@ def chunks_search(
             [query_vector, *params, query_vector, CANDIDATES],
         )
         for rank, (pk, sim) in enumerate(cursor.fetchall()):
-            scores[pk] += 1.0 / (RRF_K + rank + 1)
+            scores[pk] += 1.0 / (settings.RECALL_RRF_K + rank + 1)
             signals[pk].append("vector")
             similarity[pk] = float(sim)
         ranked = sorted(scores, key=lambda pk: -scores[pk])[: max(limit * 3, limit)]

@@ -3,9 +3,9 @@
 Direct relevance comes from two ranked lists over the KB's live, non-quarantined
 memories (and insights): PostgreSQL full text (``websearch_to_tsquery``, with the
 seed's memory stopwords removed) and pgvector cosine KNN. They are fused with
-weighted Reciprocal Rank Fusion (k=60) and lightly kind-weighted. 1-hop graph
-neighbours and recent memories are tail supplements: scored below every direct
-match, they only fill what the budget leaves. Results are packed in rank order
+weighted Reciprocal Rank Fusion (k = ``RECALL_RRF_K``, see settings) and lightly
+kind-weighted. 1-hop graph neighbours and recent memories are tail supplements:
+scored below every direct match, they only fill what the budget leaves. Results are packed in rank order
 under a character budget, each with the signals that found it and its sources.
 """
 
@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
+from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Prefetch
 
 from memories import bulk, embeddings
 from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory, Message
 
-RRF_K = 60
 FTS_WEIGHT = 3.0
 VECTOR_WEIGHT = 3.0
 # The neighbouring turns of strong matches (see _add_conversation_context); with SUBJECT_WEIGHT,
@@ -374,7 +374,7 @@ def recall(
             # Every KB in scope keeps word statistics: read them instead of counting.
             stats_kb_ids = kb_ids if table == "memories_memory" and all(kb.term_stats_memories for kb in kbs) else None
             for rank, pk in enumerate(_fts_ranked(table, tsquery, scope, params, CANDIDATES, stats_kb_ids)):
-                scores[(type_, pk)] += FTS_WEIGHT / (RRF_K + rank + 1)
+                scores[(type_, pk)] += FTS_WEIGHT / (settings.RECALL_RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
         if embedding is not None:
             query_vector = bulk.as_vectors([embedding.result()])[0]
@@ -382,7 +382,7 @@ def recall(
         for table, type_, scope, params in scopes:
             vector_hits = _vector_ranked(table, vector_text, scope, params, CANDIDATES, kb_ids)
             for rank, (pk, sim) in enumerate(vector_hits):
-                scores[(type_, pk)] += VECTOR_WEIGHT / (RRF_K + rank + 1)
+                scores[(type_, pk)] += VECTOR_WEIGHT / (settings.RECALL_RRF_K + rank + 1)
                 signals[(type_, pk)].append("vector")
                 similarity[(type_, pk)] = sim
 
@@ -453,7 +453,7 @@ def _add_conversation_context(scores, signals, kb_ids, *, as_of, kinds, exclude_
         cursor.execute(sql, [[pk for _, pk in ranked], *params])
         for hit, neighbour in cursor.fetchall():
             key = ("memory", neighbour)
-            scores[key] += CONTEXT_WEIGHT / (RRF_K + rank_of[hit] + 1)
+            scores[key] += CONTEXT_WEIGHT / (settings.RECALL_RRF_K + rank_of[hit] + 1)
             if "context" not in signals[key]:
                 signals[key].append("context")
 
