@@ -1,0 +1,39 @@
+"""A job worker prepares the embedding model as it starts, and starts even when that fails."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from django_q.signals import post_spawn
+
+from memories import embeddings
+
+
+@pytest.fixture(autouse=True)
+def no_knowledge_sync(monkeypatch):
+    monkeypatch.setattr("knowledge.services.enqueue_sync", lambda: None)  # the other post_spawn receiver
+
+
+def test_a_worker_process_warms_the_embedder_as_it_starts(monkeypatch):
+    calls = []
+    monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append(1))
+    post_spawn.send(sender="django_q", proc_name="Process-1:1")
+    assert calls == [1]
+
+
+def test_a_task_run_inline_does_not_warm_the_embedder(monkeypatch):
+    calls = []
+    monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append(1))
+    post_spawn.send(sender="django_q", proc_name="MainProcess")
+    assert calls == []
+
+
+def test_a_worker_starts_even_if_the_model_cannot_load(monkeypatch, caplog):
+    def broken():
+        raise OSError("model files missing")
+
+    monkeypatch.setattr(embeddings, "warm_up", broken)
+    with caplog.at_level(logging.ERROR, logger="memories.signals"):
+        post_spawn.send(sender="django_q", proc_name="Process-1:1")
+    assert "could not prepare the embedding model" in caplog.text
