@@ -23,10 +23,9 @@ from datetime import datetime
 import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Prefetch
 
 from memories import bulk, embeddings
-from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory, Message
+from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory
 
 FTS_WEIGHT = 3.0
 VECTOR_WEIGHT = 3.0
@@ -61,7 +60,7 @@ STOPWORDS = frozenset(
     i me my you your he she his her we our they them their""".split()
 )
 # What ranking and packing need of a memory (its sources are loaded for the packed hits only).
-HIT_FIELDS = ("kb_id", "text", "kind", "created_at", "valid_from", "entities")
+HIT_FIELDS = ("id", "kb_id", "text", "kind", "created_at", "valid_from", "entities")
 WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
 _df_cache: dict = {}
 _size_cache: dict = {}
@@ -477,11 +476,13 @@ def _load_hits(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
     memory_ids = [pk for t, pk in keys if t == "memory"]
     insight_ids = [pk for t, pk in keys if t == "insight"]
     hits: dict[tuple[str, int], Hit] = {}
-    for m in Memory.objects.filter(pk__in=memory_ids).only(*HIT_FIELDS):
-        hits[("memory", m.pk)] = _memory_hit(m, kb_names)
-    for i in Consolidation.objects.filter(pk__in=insight_ids).only("kb_id", "text", "created_at"):
-        hits[("insight", i.pk)] = Hit(
-            id=i.pk, type="insight", text=i.text, kind="insight", created_at=i.created_at, kb=kb_names.get(i.kb_id, "")
+    for row in Memory.objects.filter(pk__in=memory_ids).values(*HIT_FIELDS):
+        hits[("memory", row["id"])] = _memory_hit(row, kb_names)
+    for pk, kb_id, text, created_at in Consolidation.objects.filter(pk__in=insight_ids).values_list(
+        "id", "kb_id", "text", "created_at"
+    ):
+        hits[("insight", pk)] = Hit(
+            id=pk, type="insight", text=text, kind="insight", created_at=created_at, kb=kb_names.get(kb_id, "")
         )
     return hits
 
@@ -497,16 +498,17 @@ def _named(query: str):
     return lambda name: f" {name} " in lowered
 
 
-def _memory_hit(m: Memory, kb_names: dict[int, str]) -> Hit:
+def _memory_hit(row: dict, kb_names: dict[int, str]) -> Hit:
+    """A Hit from a row of HIT_FIELDS (plain values: building model instances costs more than the query)."""
     return Hit(
-        subject=m.entities[0] if m.entities else "",
-        id=m.pk,
+        subject=row["entities"][0] if row["entities"] else "",
+        id=row["id"],
         type="memory",
-        text=m.text,
-        kind=m.kind,
-        created_at=m.created_at,
-        valid_from=m.valid_from,
-        kb=kb_names.get(m.kb_id, ""),
+        text=row["text"],
+        kind=row["kind"],
+        created_at=row["created_at"],
+        valid_from=row["valid_from"],
+        kb=kb_names.get(row["kb_id"], ""),
     )
 
 
@@ -515,17 +517,12 @@ def _attach_sources(hits: list[Hit]) -> None:
     memory_hits = {h.id: h for h in hits if h.type == "memory"}
     insight_hits = {h.id: h for h in hits if h.type == "insight"}
     if memory_hits:
-        memories = (
-            Memory.objects.filter(pk__in=list(memory_hits))
-            .select_related("source_chunk__document")
-            .only("source_file", "source_chunk__ordinal", "source_chunk__document__slug")
-            .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
-        )
-        for m in memories:
-            memory_hits[m.pk].sources = m.sources()
+        for pk, sources in Memory.objects.filter(pk__in=list(memory_hits)).sources_by_id().items():
+            memory_hits[pk].sources = sources
     if insight_hits:
-        for i in Consolidation.objects.filter(pk__in=list(insight_hits)).only("id").prefetch_related("memories"):
-            insight_hits[i.pk].sources = [{"type": "memory", "memory_id": m.pk} for m in i.memories.all()]
+        links = Consolidation.memories.through.objects.filter(consolidation_id__in=list(insight_hits)).order_by("id")
+        for insight_id, memory_id in links.values_list("consolidation_id", "memory_id"):
+            insight_hits[insight_id].sources.append({"type": "memory", "memory_id": memory_id})
 
 
 def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_session, limit) -> list[Hit]:
@@ -542,14 +539,14 @@ def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_s
     for entities in memory_entities.values():
         top_entities.update(entities)
 
-    base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False).only(*HIT_FIELDS)
+    base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False)
     base = base.as_of(as_of) if as_of else base.live()
     if kinds:
         base = base.filter(kind__in=kinds)
     if exclude_session:
         base = base.exclude(source_messages__session__external_id=exclude_session)
 
-    extra: list[tuple[Memory, str]] = []
+    extra: list[tuple[dict, str]] = []
     if top_entities:
         edges = (
             Edge.objects.filter(kb_id__in=kb_ids, valid_to__isnull=True)
@@ -563,20 +560,21 @@ def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_s
         )
         neighbours = (set(edges[:50]) | set(back[:50])) - top_entities
         if neighbours:
-            for m in (
+            for row in (
                 base.filter(entities__overlap=list(neighbours))
                 .exclude(pk__in=seen)
-                .order_by("-importance", "-created_at")[:limit]
+                .order_by("-importance", "-created_at")
+                .values(*HIT_FIELDS)[:limit]
             ):
-                extra.append((m, "graph"))
-                seen.add(m.pk)
-    for m in base.exclude(pk__in=seen).order_by("-created_at")[: max(0, limit - len(extra))]:
-        extra.append((m, "recency"))
-        seen.add(m.pk)
+                extra.append((row, "graph"))
+                seen.add(row["id"])
+    for row in base.exclude(pk__in=seen).order_by("-created_at").values(*HIT_FIELDS)[: max(0, limit - len(extra))]:
+        extra.append((row, "recency"))
+        seen.add(row["id"])
 
     out = []
-    for position, (m, signal) in enumerate(extra):
-        hit = _memory_hit(m, kb_names)
+    for position, (row, signal) in enumerate(extra):
+        hit = _memory_hit(row, kb_names)
         hit.signals = [signal]
         hit.score = floor * 0.5 / (position + 1)
         out.append(hit)
