@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 from django.conf import settings
@@ -37,6 +37,8 @@ KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.
 # A memory whose subject (its first entity: the speaker of a turn, the person a fact is about) is named in
 # the query is more likely what the question is about (LoCoMo: R@10 0.612 -> 0.640, budget 0.667 -> 0.696).
 SUBJECT_WEIGHT = 1.5
+# A memory dated inside the day, month or year the query names (see query_period).
+DATE_WEIGHT = 2.0
 CANDIDATES = 60
 VECTOR_MIN_SIMILARITY = 0.2
 # The filtered HNSW scan visits about VECTOR_SCAN_MARGIN times the tuples it should need (see _scan_tuples).
@@ -324,6 +326,68 @@ def _scan_tuples(table: str, kb_ids: list[int], limit: int) -> int:
     return int(min(max(wanted, VECTOR_SCAN_MIN), HNSW_MAX_SCAN_TUPLES))
 
 
+# --- Dates named in the query ---------------------------------------------------------------
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+DATE_PATTERNS = [
+    ("day", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I)),  # 16 June, 2023
+    ("day", re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I)),  # June 16, 2023
+    ("day", re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b")),  # 2023-06-16
+    ("month", re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)),  # May 2022
+    ("year", re.compile(rf"\b(?:in|during|of|since|by)\s+{_YEAR}\b", re.I)),  # in 2024
+]
+
+
+def query_period(query: str) -> tuple[datetime, datetime] | None:
+    """The span of time a query names, if any: a day ("on 16 June, 2023"), a month ("in May 2022") or a
+    year ("in 2024"); the first such date wins. A memory dated inside it (``valid_from``: when the turn
+    was said, or when the fact became true) is more likely what the question is about."""
+    for precision, pattern in DATE_PATTERNS:
+        match = pattern.search(query)
+        if not match:
+            continue
+        parts = match.groupdict()
+        month = parts.get("month")
+        try:
+            year = int(parts["year"])
+            month = int(month) if month and month.isdigit() else MONTHS.get((month or "").lower().rstrip("."), 1)
+            if precision == "day":
+                start = datetime(year, month, int(parts["day"]), tzinfo=UTC)
+                # A day said in one time zone is stored in UTC: a day either side.
+                return start - timedelta(days=1), start + timedelta(days=2)
+            if precision == "month":
+                start = datetime(year, month, 1, tzinfo=UTC)
+                end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+                return start, end
+            return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+        except ValueError:  # "31 February": not a date
+            continue
+    return None
+
+
 def recall(
     *,
     kbs: list[KnowledgeBase],
@@ -392,10 +456,14 @@ def recall(
 
     hits = _load_hits(scores.keys(), kb_names)
     named = _named(query)
+    period = query_period(query)
     for key, hit in hits.items():
         hit.score = scores[key] * KIND_WEIGHT.get(hit.kind, 1.0)
         if hit.subject and named(hit.subject):
             hit.score *= SUBJECT_WEIGHT
+        if period and hit.valid_from and period[0] <= hit.valid_from < period[1]:
+            hit.score *= DATE_WEIGHT
+            signals[key].append("date")
         hit.signals = signals[key]
         hit.similarity = similarity.get(key)
     direct = sorted(hits.values(), key=lambda h: (-h.score, -h.id))

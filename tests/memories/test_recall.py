@@ -256,3 +256,43 @@ def test_a_memory_about_the_person_the_query_names_ranks_higher(kb):
     assert [h.id for h in hits] == [melanie.pk, caroline.pk]
     hits = recall_service.recall(kbs=[kb], query="What did Caroline paint at the lake?", k=2)
     assert [h.id for h in hits] == [caroline.pk, melanie.pk]
+
+
+def test_a_memory_dated_in_the_period_the_query_names_ranks_higher(kb):
+    """Of two equally matching memories, the one dated on the day (or in the month) the query names comes first."""
+    from datetime import UTC, datetime
+
+    june = remember(kb, "Maria said she joined a gym.", valid_from=datetime(2023, 6, 16, 13, 5, tzinfo=UTC))
+    march = remember(kb, "Maria said she joined a gym!", valid_from=datetime(2023, 3, 2, 9, 0, tzinfo=UTC))
+    embed_all()
+    for query, first in [
+        ("What news did Maria share on 16 June, 2023?", june),
+        ("What did Maria join on March 2, 2023?", march),
+        ("What did Maria join in March 2023?", march),
+    ]:
+        hits = recall_service.recall(kbs=[kb], query=query, k=2)
+        assert hits[0].id == first.pk and "date" in hits[0].signals, query
+        assert "date" not in hits[1].signals
+    # No date named: no date signal.
+    hits = recall_service.recall(kbs=[kb], query="What did Maria join?", k=2)
+    assert all("date" not in h.signals for h in hits)
+
+
+@pytest.mark.parametrize(
+    "query, period",
+    [
+        ("on 16 June, 2023", ("2023-06-15", "2023-06-18")),
+        ("on 8th December, 2023", ("2023-12-07", "2023-12-10")),
+        ("on May 3, 2023", ("2023-05-02", "2023-05-05")),
+        ("what happened 2023-06-16", ("2023-06-15", "2023-06-18")),
+        ("in December 2023", ("2023-12-01", "2024-01-01")),
+        ("in Sept. 2021", ("2021-09-01", "2021-10-01")),
+        ("in 2024", ("2024-01-01", "2025-01-01")),
+        ("on 31 February, 2023", ("2023-02-01", "2023-03-01")),  # not a day: the month is still named
+        ("in August", None),  # no year: too vague to weigh
+        ("I may go 2024 times", None),
+    ],
+)
+def test_query_period(query, period):
+    found = recall_service.query_period(query)
+    assert (tuple(d.date().isoformat() for d in found) if found else None) == period
