@@ -27,7 +27,7 @@ from memories.extraction import content_words, entities_guess, is_salient, topic
 from memories.models import JobRun, Message, Mode, Session
 
 from .models import Document
-from .services import document_index
+from .services import Indexing, document_index, index_prepare
 
 ARCHIVE_LOCK = 7_005
 SUMMARY_CHARS = 2000
@@ -100,6 +100,9 @@ def session_archive(*, job: JobRun) -> JobRun:
         else:
             job.mode = Mode.HEURISTIC
             summary = summary_extractive(turns)
+        content = _summary_markdown(session, turns, summary)
+        # Chunked and embedded before the lock is taken: a slow or failing embedding holds up no other run.
+        prepared = index_prepare(content, markdown=False)
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [ARCHIVE_LOCK, session.pk])
@@ -107,7 +110,7 @@ def session_archive(*, job: JobRun) -> JobRun:
             if session.archived_through >= turns[-1].pk:
                 job.finish(status=JobRun.Status.SKIPPED, error="already archived by another run")
                 return job
-            document = _document_store(session, turns, summary, mode=job.mode)
+            document = _document_store(session, turns, summary, content, prepared, mode=job.mode)
             Session.objects.filter(pk=session.pk).update(archived_through=turns[-1].pk)
     except (llm.LLMError, embeddings.EmbeddingError) as exc:
         job.detail = {**job.detail, "llm_attempts": getattr(exc, "attempts", None)}
@@ -161,16 +164,25 @@ def summary_extractive(turns: list[Message]) -> _Summary:
     )
 
 
-def _document_store(session: Session, turns: list[Message], summary: _Summary, *, mode: str) -> Document:
-    start, end = turns[0].created_at, turns[-1].created_at
-    slug = f"session-{slugify(session.external_id)[:40].strip('-') or session.pk}-{turns[0].pk}"
-    title = f"Session {session.external_id}, {start:%Y-%m-%d} to {end:%Y-%m-%d}"
-    parts = [f"# {title}", "", "## Summary", "", summary.summary.strip()]
+def _title(session: Session, turns: list[Message]) -> str:
+    return f"Session {session.external_id}, {turns[0].created_at:%Y-%m-%d} to {turns[-1].created_at:%Y-%m-%d}"
+
+
+def _summary_markdown(session: Session, turns: list[Message], summary: _Summary) -> str:
+    parts = [f"# {_title(session, turns)}", "", "## Summary", "", summary.summary.strip()]
     if summary.decisions:
         parts += ["", "## Decisions", "", *[f"- {d}" for d in summary.decisions]]
     if summary.topics or summary.entities:
         parts += ["", f"Topics: {', '.join(summary.topics)}", f"Entities: {', '.join(summary.entities)}"]
-    content = "\n".join(parts) + "\n"
+    return "\n".join(parts) + "\n"
+
+
+def _document_store(
+    session: Session, turns: list[Message], summary: _Summary, content: str, prepared: Indexing, *, mode: str
+) -> Document:
+    start, end = turns[0].created_at, turns[-1].created_at
+    slug = f"session-{slugify(session.external_id)[:40].strip('-') or session.pk}-{turns[0].pk}"
+    title = _title(session, turns)
     document = Document.objects.create(
         kb_id=session.kb_id,
         slug=slug[:64].strip("-"),
@@ -193,5 +205,5 @@ def _document_store(session: Session, turns: list[Message], summary: _Summary, *
             "mode": mode,
         },
     )
-    document_index(document=document)
+    document_index(document=document, prepared=prepared)
     return document

@@ -137,3 +137,28 @@ def test_llm_failure_leaves_the_turns_for_a_retry(kb, session, fake_llm):
     assert run.status == "failed" and "500" in run.error
     assert Session.objects.get(pk=session.pk).archived_through == 0
     assert not Document.objects.exists()
+
+
+def test_an_embedding_failure_leaves_the_turns_for_a_retry(kb, session, monkeypatch):
+    """The summary is embedded before anything is stored: when the backend fails, the run fails with the reason,
+    the cursor stays, no document is left behind, and the retry then archives the turns."""
+    from memories import embeddings
+
+    real_embed = embeddings.embed
+
+    def unreachable(texts):
+        raise embeddings.EmbeddingError("embedding endpoint failed: connection refused")
+
+    monkeypatch.setattr(embeddings, "embed", unreachable)
+    enqueue_archive(session=session, keep=0)
+    run_queued_tasks()
+    run = JobRun.objects.get(kind=JobRun.Kind.ARCHIVE)
+    assert run.status == "failed" and "connection refused" in run.error
+    assert Session.objects.get(pk=session.pk).archived_through == 0
+    assert not Document.objects.exists()
+
+    monkeypatch.setattr(embeddings, "embed", real_embed)
+    enqueue_archive(session=session, keep=0)
+    run_queued_tasks()
+    assert Document.objects.get(doc_type=Document.Type.CONVERSATION).chunks.exists()
+    assert Session.objects.get(pk=session.pk).archived_through == session.messages.order_by("id").last().pk
