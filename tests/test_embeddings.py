@@ -33,3 +33,33 @@ def test_a_query_embeds_to_the_same_vector_as_in_a_batch():
     single = embeddings.embed_query(text)
     assert len(single) == 384
     assert max(abs(a - b) for a, b in zip(single, batched, strict=True)) < 1e-4
+
+
+def test_queries_of_any_length_embed_as_in_a_batch_through_the_traced_path():
+    """The query path is traced once, for one text; texts shorter and longer than the one it was traced with
+    still give the batch's vectors. If tracing fails, queries still embed (eagerly) to the same vectors."""
+    embedder = embeddings.get_embedder()
+    texts = ["Hi?", "Where did Nora's sister move last spring?", " ".join(["a long query about the garden"] * 20)]
+    batched = embeddings.embed(texts)
+    for text, vector in zip(texts, batched, strict=True):
+        assert max(abs(a - b) for a, b in zip(embeddings.embed_query(text), vector, strict=True)) < 1e-4
+    assert embedder._traced  # the traced path was the one used
+
+    traced, embedder._traced = embedder._traced, False  # as after a failed trace
+    try:
+        assert max(abs(a - b) for a, b in zip(embeddings.embed_query(texts[1]), batched[1], strict=True)) < 1e-4
+    finally:
+        embedder._traced = traced
+
+
+def test_a_failed_trace_falls_back_to_eager(monkeypatch, caplog):
+    import torch
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("tracing unsupported here")
+
+    monkeypatch.setattr(torch.jit, "trace", broken)
+    model = embeddings.get_embedder()._load()
+    features = model.preprocess(["hello there"]) if hasattr(model, "preprocess") else model.tokenize(["hello there"])
+    assert embeddings._trace_transformer(model[0].auto_model, features) is False
+    assert "could not trace the embedding model" in caplog.text
