@@ -1,5 +1,6 @@
 """WSGI entry point."""
 
+import logging
 import os
 
 from django.core.wsgi import get_wsgi_application
@@ -9,3 +10,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kbsite.settings")
 # faster there (p95 33 ms against 46 ms with two on 2 cores) than threads that wait for each other.
 os.environ.setdefault("EMBEDDING_THREADS", "1")
 application = get_wsgi_application()
+
+
+def _prepare_query_path() -> None:
+    """Load the model and trace its query path now, so a web process's first recall does not wait 2-3 s."""
+    from memories import embeddings
+
+    try:
+        embeddings.embed_query("what do you remember")
+    except Exception:  # an unreachable remote backend: the requests that need it will say so (503)
+        logging.getLogger(__name__).warning("could not prepare query embedding at start", exc_info=True)
+
+
+_prepare_query_path()
