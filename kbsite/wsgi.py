@@ -2,6 +2,7 @@
 
 import logging
 import os
+import threading
 
 from django.core.wsgi import get_wsgi_application
 
@@ -13,7 +14,8 @@ application = get_wsgi_application()
 
 
 def _prepare_query_path() -> None:
-    """Load the model and trace its query path now, so a web process's first recall does not wait 2-3 s."""
+    """Load the model and trace its query path, so a web process's first recall does not wait 2-3 s for it.
+    Runs beside the process's first requests rather than before them: the admin answers at once."""
     from memories import embeddings
 
     try:
@@ -22,4 +24,5 @@ def _prepare_query_path() -> None:
         logging.getLogger(__name__).warning("could not prepare query embedding at start", exc_info=True)
 
 
-_prepare_query_path()
+warming = threading.Thread(target=_prepare_query_path, name="prepare-query-embedding", daemon=True)
+warming.start()
