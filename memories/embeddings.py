@@ -95,7 +95,6 @@ class LocalEmbedder:
         model = self._load()
         for words in range(2, 130, 4):
             model.encode([" ".join(["memory"] * words)] * 4, batch_size=4, show_progress_bar=False)
-        self.embed_one("what does the memory hold")  # traces the query path
 
 
 def _trace_transformer(transformer, features):

@@ -5,8 +5,9 @@ memories (and insights): PostgreSQL full text (``websearch_to_tsquery``, with th
 seed's memory stopwords removed) and pgvector cosine KNN. They are fused with
 weighted Reciprocal Rank Fusion (k = ``RECALL_RRF_K``, see settings) and lightly
 kind-weighted. 1-hop graph neighbours and recent memories are tail supplements:
-scored below every direct match, they only fill what the budget leaves. Results are packed in rank order
-under a character budget, each with the signals that found it and its sources.
+scored below every direct match, they only fill what the budget leaves. Results
+are packed in rank order under a character budget, each with the signals that
+found it and its sources.
 """
 
 from __future__ import annotations
@@ -83,7 +84,11 @@ class Hit:
     valid_from: datetime | None = None
     similarity: float | None = None
     kb: str = ""
-    subject: str = ""  # a memory's first entity (who it is about)
+    entities: list[str] = field(default_factory=list)  # a memory's; the first is who it is about
+
+    @property
+    def subject(self) -> str:
+        return self.entities[0] if self.entities else ""
 
     @property
     def ref(self) -> str:
@@ -569,7 +574,7 @@ def _named(query: str):
 def _memory_hit(row: dict, kb_names: dict[int, str]) -> Hit:
     """A Hit from a row of HIT_FIELDS (plain values: building model instances costs more than the query)."""
     return Hit(
-        subject=row["entities"][0] if row["entities"] else "",
+        entities=row["entities"] or [],
         id=row["id"],
         type="memory",
         text=row["text"],
@@ -600,12 +605,7 @@ def _supplements(direct: list[Hit], kb_ids, kb_names, *, as_of, kinds, exclude_s
     """
     floor = min(h.score for h in direct)
     seen = {h.id for h in direct if h.type == "memory"}
-    top_entities = set()
-    memory_entities = dict(
-        Memory.objects.filter(pk__in=[h.id for h in direct[:5] if h.type == "memory"]).values_list("id", "entities")
-    )
-    for entities in memory_entities.values():
-        top_entities.update(entities)
+    top_entities = {e for h in direct[:5] if h.type == "memory" for e in h.entities}
 
     base = Memory.objects.filter(kb_id__in=kb_ids, quarantined=False)
     base = base.as_of(as_of) if as_of else base.live()
