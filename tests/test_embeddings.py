@@ -63,3 +63,34 @@ def test_a_failed_trace_falls_back_to_eager(monkeypatch, caplog):
     features = model.preprocess(["hello there"]) if hasattr(model, "preprocess") else model.tokenize(["hello there"])
     assert embeddings._trace_transformer(model[0].auto_model, features) is False
     assert "could not trace the embedding model" in caplog.text
+
+
+def test_texts_are_batched_by_length_and_vectors_keep_their_order():
+    """Texts run in batches of similar token counts; each comes back where it was, as encode() gives it
+    (one text is longer than the model reads: both truncate it alike)."""
+    import numpy as np
+
+    texts = [
+        "Hi.",
+        " ".join(["a very long turn about the garden and the bees"] * 40),
+        "Where did Nora's sister move last spring?",
+        "Ok",
+        "Melanie: I painted a sunset over the lake with my kids last weekend, and we hung it in the hall.",
+    ] * 7
+    model = embeddings.get_embedder()._load()
+    expected = model.encode(texts, batch_size=32, normalize_embeddings=True)
+    got = embeddings.embed(texts)
+    assert len(got) == len(texts)
+    assert max(float(np.abs(g - e).max()) for g, e in zip(got, expected, strict=True)) < 1e-4
+
+
+def test_length_batches_cover_every_text_once_with_little_padding():
+    lengths = [5, 40, 6, 41, 5, 7, 90, 6, 39, 5] * 5
+    batches = embeddings.length_batches(lengths, size=8)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= 8
+        width = max(lengths[i] for i in batch)
+        padding = sum(width - lengths[i] for i in batch)
+        assert padding <= embeddings.PADDING_SHARE * width * len(batch)
+    assert embeddings.length_batches([], size=8) == []
