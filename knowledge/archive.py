@@ -50,9 +50,11 @@ class _Summary(BaseModel):
     decisions: list[str] = Field(default_factory=list, max_length=30)
 
 
-def archive_due(*, session: Session) -> JobRun | None:
-    """Queue an archive of ``session`` if it has outgrown ARCHIVE_AFTER_TURNS and none is waiting."""
-    unarchived = Message.objects.filter(session=session, id__gt=session.archived_through).count()
+def archive_due(*, session: Session, unarchived: int | None = None) -> JobRun | None:
+    """Queue an archive of ``session`` if it has outgrown ARCHIVE_AFTER_TURNS and none is waiting.
+    ``unarchived``: its turns not yet archived, when the caller knows (else they are counted)."""
+    if unarchived is None:
+        unarchived = Message.objects.filter(session=session, id__gt=session.archived_through).count()
     if unarchived <= settings.ARCHIVE_AFTER_TURNS:
         return None
     return enqueue_archive(session=session, keep=settings.ARCHIVE_KEEP_TURNS)

@@ -14,13 +14,14 @@ import re
 import shutil
 import time
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connection, transaction
-from django.db.models import F
+from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 from django_q.tasks import async_task
 
@@ -64,7 +65,7 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     with transaction.atomic():
         # Serialise posts to one KB so the duplicate check below is exact.
         _lock_kb(kb.pk)
-        session, _ = Session.objects.get_or_create(kb=kb, external_id=session_id)
+        session, created = Session.objects.get_or_create(kb=kb, external_id=session_id)
         wanted = [m["external_id"] for m in messages]
         existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
         rows, seen = [], set()
@@ -84,12 +85,14 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
                 )
             )
         Message.objects.bulk_create(rows)
-        Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
+        if not created:
+            Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         job = enqueue_extract(kb=kb) if rows else None
         if rows:
             from knowledge.archive import archive_due
 
-            archive_due(session=session)
+            # A new session holds just these turns: no need to count them.
+            archive_due(session=session, unarchived=len(rows) if created else None)
     return {
         "session_id": session_id,
         "accepted": len(rows),
@@ -108,7 +111,9 @@ def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> tuple[IngestIt
 
 def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
     """Queue extraction of the KB's unprocessed turns, unless a queued job will already see them."""
-    queued = JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED).first()
+    queued = (
+        JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED).only("pk").first()
+    )
     if queued:
         return queued
     job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, target="unprocessed turns")
@@ -148,24 +153,26 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -
     """For each vector index, the id of a live memory at least ``threshold`` similar, in one query."""
     if not vectors:
         return {}
-    with bulk.vector_cursor() as cursor:
+    with bulk.vector_cursor(binary_results=True) as cursor:
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
                WHERE kb_id = %s AND valid_to IS NULL AND embedding IS NOT NULL LIMIT %s""",
             [kb_id, EXACT_NEAR_DUPLICATES_MAX + 1],
+            binary=True,  # parsing 384 floats of text per row cost more than the query
         )
         rows = cursor.fetchall()
-        if len(rows) <= EXACT_NEAR_DUPLICATES_MAX:
-            if not rows:
-                return {}
-            new = np.asarray(vectors, dtype=np.float32)
-            old = np.stack([v.to_numpy() for _, v in rows]).astype(np.float32)
-            # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
-            new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
-            old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
-            similarity = new @ old.T
-            best = similarity.argmax(axis=1)
-            return {i: rows[j][0] for i, j in enumerate(best) if similarity[i, j] >= threshold}
+    if len(rows) <= EXACT_NEAR_DUPLICATES_MAX:
+        if not rows:
+            return {}
+        new = np.asarray(vectors, dtype=np.float32)
+        old = np.stack([v.to_numpy() for _, v in rows]).astype(np.float32)
+        # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
+        new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
+        old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
+        similarity = new @ old.T
+        best = similarity.argmax(axis=1)
+        return {i: rows[j][0] for i, j in enumerate(best) if similarity[i, j] >= threshold}
+    with bulk.vector_cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             """
@@ -350,22 +357,53 @@ def _fail(job: JobRun, exc: Exception) -> JobRun:
     return job
 
 
-def _pending_batches(kb: KnowledgeBase, exclude: set[int]) -> list[tuple[CursorGuard, list[Message]]]:
-    """Unprocessed turns of the KB, as one batch (of at most EXTRACT_BATCH_TURNS) per session."""
+def _claim_batches(kb: KnowledgeBase, job: JobRun, exclude: set[int], budget: int) -> tuple[list[int], bool]:
+    """Claim for ``job`` the KB's sessions with unprocessed turns, oldest first, until they hold ``budget``
+    turns, skipping sessions another job has claimed. Returns the claimed session ids and whether
+    unclaimed work was left for another job. A claim lasts at most the job time limit."""
+    now = timezone.now()
+    free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now) | Q(claimed_by=job)
     pending = (
         Message.objects.filter(kb=kb, id__gt=F("session__extracted_through"))
         .exclude(session_id__in=exclude)
-        .select_related("session")
-        .order_by("id")[: settings.EXTRACT_SCAN_TURNS]
+        .filter(session__in=Session.objects.filter(free))
+        .values("session_id")
+        .annotate(turns=Count("id"), first=Min("id"))
+        .order_by("first")
     )
-    by_session: dict[int, list[Message]] = {}
+    until = now + timedelta(seconds=settings.Q_CLUSTER["timeout"])
+    claimed: list[int] = []
+    taken = 0
+    for row in pending:
+        if taken >= budget:
+            return claimed, True
+        if Session.objects.filter(free, pk=row["session_id"]).update(claimed_by=job, claimed_until=until):
+            claimed.append(row["session_id"])
+            taken += min(row["turns"], settings.EXTRACT_BATCH_TURNS)
+    return claimed, False
+
+
+def _release(job: JobRun, session_ids: list[int]) -> None:
+    Session.objects.filter(pk__in=session_ids, claimed_by=job).update(claimed_by=None, claimed_until=None)
+
+
+def _claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Message]]]:
+    """The claimed sessions' turns past their cursors (read after claiming, so the cursors are current),
+    at most EXTRACT_BATCH_TURNS per session."""
+    by_session: dict[int, list[Message]] = {sid: [] for sid in session_ids}
+    pending = (
+        Message.objects.filter(session_id__in=session_ids, id__gt=F("session__extracted_through"))
+        .select_related("session")
+        .order_by("id")
+    )
     for message in pending:
-        batch = by_session.setdefault(message.session_id, [])
+        batch = by_session[message.session_id]
         if len(batch) < settings.EXTRACT_BATCH_TURNS:
             batch.append(message)
     return [
         (CursorGuard(session_id=sid, expected=batch[0].session.extracted_through, to=batch[-1].pk), batch)
         for sid, batch in by_session.items()
+        if batch
     ]
 
 
@@ -379,46 +417,73 @@ def _turns(messages: list[Message]) -> list[Turn]:
 def extract_pending(*, job: JobRun) -> JobRun:
     """Extract facts from the KB's turns past their session cursors.
 
-    With an LLM: one call per session batch of new turns, each applied on its own. Offline: all
-    pending batches are extracted and applied together, so embeddings run in large batches.
+    The job claims sessions holding about EXTRACT_CHUNK_TURNS new turns at a time. With an LLM: one
+    call per session batch, each applied on its own, sessions in order. Offline: the chunk is extracted,
+    embedded and applied together, and while more turns wait the job queues a second one, so that all
+    workers share one KB's backlog (their applies still take turns under the KB's lock).
     """
     kb = job.kb
     job.start()
     skipped_turns = 0
     failed_sessions: set[int] = set()
     errors: list[Exception] = []
-    while batches := _pending_batches(kb, failed_sessions):
-        groups = [[b] for b in batches] if llm.is_configured() else [batches]
-        for group in groups:
-            messages = {f"m{m.pk}": m for _, batch in group for m in batch}
-            turns = [t for _, batch in group for t in _turns(batch)]
-            job.items_read += len(turns)
-            salient = [t for t in turns if is_salient(t.text)]
-            skipped_turns += len(turns) - len(salient)
-            try:
-                # Nothing durable in the group: the cursors still advance, without an LLM call.
-                extraction = _extract(kb, salient) if salient else Extraction([], [], _mode())
-                facts_apply(
-                    kb=kb,
-                    extraction=extraction,
-                    turn_messages=messages,
-                    job=job,
-                    source="chat",
-                    cursors=[guard for guard, _ in group],
-                )
-            except CursorMoved as exc:
-                job.detail = {**job.detail, "note": str(exc)}
-            except (llm.LLMError, embeddings.EmbeddingError) as exc:
-                failed_sessions.update(guard.session_id for guard, _ in group)
-                errors.append(exc)
+    offline = not llm.is_configured()
+    while True:
+        claimed, more = _claim_batches(kb, job, failed_sessions, settings.EXTRACT_CHUNK_TURNS)
+        if not claimed:
+            break
+        try:
+            if more and offline and settings.Q_CLUSTER["workers"] > 1:
+                enqueue_extract(kb=kb)
+            batches = _claimed_batches(claimed)
+            groups = [batches] if offline else [[b] for b in batches]
+            for group in groups:
+                skipped_turns += _extract_group(kb, job, group, failed_sessions, errors)
+        finally:
+            _release(job, claimed)
     job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
     if errors:
         job.detail["failed_sessions"] = len(failed_sessions)
         return _fail(job, errors[-1])
+    if not job.items_read:
+        # Queued while another job was busy with the same KB, which took every waiting turn.
+        job.finish(status=JobRun.Status.SKIPPED, error="no unprocessed turns were left (other jobs took them)")
+        return job
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
     services.kb_term_stats_refresh_if_due(kb=kb)
     return job
+
+
+def _extract_group(
+    kb: KnowledgeBase,
+    job: JobRun,
+    group: list[tuple[CursorGuard, list[Message]]],
+    failed_sessions: set[int],
+    errors: list[Exception],
+) -> int:
+    """Extract and apply one group of session batches; returns the turns the salience gate skipped."""
+    messages = {f"m{m.pk}": m for _, batch in group for m in batch}
+    turns = [t for _, batch in group for t in _turns(batch)]
+    job.items_read += len(turns)
+    salient = [t for t in turns if is_salient(t.text)]
+    try:
+        # Nothing durable in the group: the cursors still advance, without an LLM call.
+        extraction = _extract(kb, salient) if salient else Extraction([], [], _mode())
+        facts_apply(
+            kb=kb,
+            extraction=extraction,
+            turn_messages=messages,
+            job=job,
+            source="chat",
+            cursors=[guard for guard, _ in group],
+        )
+    except CursorMoved as exc:
+        job.detail = {**job.detail, "note": str(exc)}
+    except (llm.LLMError, embeddings.EmbeddingError) as exc:
+        failed_sessions.update(guard.session_id for guard, _ in group)
+        errors.append(exc)
+    return len(turns) - len(salient)
 
 
 def _mode() -> str:

@@ -185,6 +185,10 @@ class Session(models.Model):
     extracted_through = models.BigIntegerField(default=0)
     # Id of the last message summarised into an archived conversation document.
     archived_through = models.BigIntegerField(default=0)
+    # The extraction job working on the session's new turns, until ``claimed_until``: jobs sharing a KB's
+    # backlog never extract the same turns, and the claim of a worker that died runs out.
+    claimed_by = models.ForeignKey("JobRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    claimed_until = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

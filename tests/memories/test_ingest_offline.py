@@ -128,3 +128,116 @@ def test_ingest_into_another_bots_kb_is_a_404(api, other_kb):
     response = api.post("/api/v1/kbs/secret/messages/", json={"session_id": "s", "messages": [turn("d1", "x y z")]})
     assert response.status_code == 404
     assert Message.objects.count() == 0
+
+
+# --- Workers sharing one KB's backlog ----------------------------------------------------------------
+
+
+HOBBIES = [
+    "I restore old motorcycles in my garage.",
+    "My sister moved to Lisbon last spring.",
+    "I am learning to play the cello.",
+    "Our dog Biscuit hates thunderstorms.",
+    "I ran my first marathon in Berlin.",
+    "My favourite dish is mushroom risotto.",
+    "I volunteer at the animal shelter on Saturdays.",
+    "We are planning a trip to Iceland in June.",
+    "I started a pottery class at the community college.",
+    "My grandfather taught me to fish for trout.",
+    "I switched jobs and now work as a nurse.",
+    "The kids built a treehouse in the backyard.",
+    "I read every novel by Ursula Le Guin.",
+    "My brother is getting married in October.",
+    "I keep bees on the roof of our building.",
+    "I grew up on a farm near Krakow.",
+    "We adopted two kittens from the rescue centre.",
+    "I collect vinyl records of jazz pianists.",
+]
+
+
+def _sessions(api, sessions: int, turns: int) -> None:
+    """``sessions`` sessions of ``turns`` distinct salient turns each (at most 18 in all)."""
+    for s in range(sessions):
+        post(api, [turn(f"s{s}t{t}", HOBBIES[s * turns + t]) for t in range(turns)], f"s{s}")
+
+
+def test_a_large_backlog_queues_a_helper_job_for_another_worker(api, kb, settings):
+    """Offline, a job takes EXTRACT_CHUNK_TURNS turns at a time; while more wait it queues a second job, which
+    another worker would run beside it. Here one worker runs both: the helper finds nothing left and says so."""
+    settings.EXTRACT_CHUNK_TURNS = 4
+    settings.Q_CLUSTER = {**settings.Q_CLUSTER, "workers": 2}
+    _sessions(api, sessions=3, turns=4)
+    first = JobRun.objects.get()
+    assert run_queued_tasks() == 2
+    first.refresh_from_db()
+    assert (first.status, first.items_read, first.facts_added) == ("succeeded", 12, 12)
+    helper = JobRun.objects.exclude(pk=first.pk).get()
+    assert helper.status == "skipped" and "other jobs took them" in helper.error
+    assert Memory.objects.count() == 12
+
+
+def test_a_single_worker_queues_no_helper_job(api, kb, settings):
+    settings.EXTRACT_CHUNK_TURNS = 4
+    settings.Q_CLUSTER = {**settings.Q_CLUSTER, "workers": 1}
+    _sessions(api, sessions=3, turns=4)
+    assert run_queued_tasks() == 1
+    assert JobRun.objects.get().facts_added == 12
+
+
+def test_a_session_another_job_is_extracting_is_left_to_it(api, kb):
+    """A job claims the sessions it extracts: another job of the same KB skips them, and takes them once the
+    claim is released, or once it has run out (the worker holding it died)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memories.models import Session
+
+    _sessions(api, sessions=2, turns=2)
+    busy, free = Session.objects.order_by("id")
+    other = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.RUNNING)
+    Session.objects.filter(pk=busy.pk).update(claimed_by=other, claimed_until=timezone.now() + timedelta(minutes=5))
+    run_queued_tasks()
+    busy.refresh_from_db(), free.refresh_from_db()
+    assert busy.extracted_through == 0 and free.extracted_through > 0
+    assert busy.claimed_by == other and free.claimed_by is None  # a job releases what it claimed
+    assert set(Memory.objects.values_list("source_messages__session", flat=True)) == {free.pk}
+
+    Session.objects.filter(pk=busy.pk).update(claimed_until=timezone.now() - timedelta(seconds=1))
+    post(api, [turn("late", "I also grow pears behind the barn.")], "s1")
+    run_queued_tasks()
+    busy.refresh_from_db()
+    assert busy.extracted_through == max(busy.messages.values_list("id", flat=True)) and busy.claimed_by is None
+    assert Memory.objects.count() == 5
+
+
+def test_concurrent_jobs_of_one_kb_extract_each_turn_once(api, kb, settings):
+    """Two workers on one KB's backlog at once: every turn is extracted by exactly one of them, and no
+    result is thrown away for a cursor the other moved."""
+    import threading
+
+    from django.db import connection
+
+    from memories import ingest
+
+    settings.EXTRACT_CHUNK_TURNS = 3
+    _sessions(api, sessions=6, turns=3)
+    jobs = [JobRun.objects.get(), JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES)]
+    start = threading.Barrier(2)
+
+    def work(job):
+        try:
+            start.wait()
+            ingest.extract_pending(job=job)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    runs = JobRun.objects.filter(pk__in=[j.pk for j in jobs])
+    assert sum(r.items_read for r in runs) == 18 and not any("note" in r.detail for r in runs)
+    assert Memory.objects.count() == 18
+    assert Message.objects.filter(memories__isnull=True).count() == 0
