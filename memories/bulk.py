@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import psycopg
 from django.db import connection
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
@@ -44,14 +45,18 @@ MEMORY_COLUMNS = [
 ]
 
 
-def vector_cursor():
-    """A psycopg cursor on Django's connection (same transaction) that speaks pgvector in binary."""
+def vector_cursor(*, binary_results: bool = False):
+    """A psycopg cursor on Django's connection (same transaction) that speaks pgvector in binary.
+
+    With ``binary_results``, a server-side-binding cursor that can fetch results in binary
+    (``execute(..., binary=True)``): vectors arrive as packed floats instead of text to parse.
+    """
     connection.ensure_connection()
     raw = connection.connection
     info = _vector_info.get(id(raw))
     if info is None:
         info = _vector_info[id(raw)] = TypeInfo.fetch(raw, "vector")
-    cursor = raw.cursor()
+    cursor = psycopg.Cursor(raw) if binary_results else raw.cursor()
     register_vector_info(cursor, info)
     return cursor
 

@@ -65,10 +65,17 @@ class Screening:
         return "; ".join(self.flags)[:300]
 
 
+# In ASCII text the only invisible characters are the control characters.
+_ASCII_CONTROLS = {code: None for code in [*range(32), 127] if chr(code) not in _KEEP_CONTROLS}
+
+
 def strip_invisible(text: str) -> str:
-    cleaned = "".join(
-        ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in {"Cf", "Cc", "Co", "Cs"}
-    )
+    if text.isascii():
+        cleaned = text.translate(_ASCII_CONTROLS)
+    else:
+        cleaned = "".join(
+            ch for ch in text if ch in _KEEP_CONTROLS or unicodedata.category(ch) not in {"Cf", "Cc", "Co", "Cs"}
+        )
     return re.sub(r"[ \u00a0]{2,}", " ", cleaned).strip()
 
 

@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -85,11 +86,11 @@ def content_words(text: str) -> list[str]:
     return [w for w in (m.group(0).lower() for m in WORD.finditer(text)) if w not in STOPWORDS and w not in TRIVIAL]
 
 
+@lru_cache(maxsize=4096)  # a job asks of each turn, then of each of its segments (mostly the turn itself)
 def is_salient(text: str) -> bool:
     """Greetings, thanks and turns that assert nothing are skipped without an LLM call."""
-    if DURABLE.search(text) and len(content_words(text)) >= 1:
-        return True
-    return len(content_words(text)) >= MIN_CONTENT_WORDS
+    words = len(content_words(text))
+    return words >= MIN_CONTENT_WORDS or (words >= 1 and DURABLE.search(text) is not None)
 
 
 # --- Heuristic (offline) extractor -----------------------------------------------

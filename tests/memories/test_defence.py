@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memories.defence import _may_hold_secret, find_secrets
+from memories.defence import _may_hold_secret, find_secrets, strip_invisible
 
 SECRETS = {
     "AWS Access Key": "my key is AKIAIOSFODNN7EXAMPLE ok",
@@ -34,3 +34,21 @@ def test_ordinary_chat_skips_the_detectors():
     line = "I went to the Alfama district yesterday with Melanie and her kids."
     assert not _may_hold_secret(line)
     assert find_secrets(line) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        (
+            "plain\tASCII\nwith\x00 a NUL,\x07 a bell and\x1b an escape\x7f",
+            "plain\tASCII\nwith a NUL, a bell and an escape",
+        ),
+        (
+            "Zero\u200bwidth, bidi \u202eoverride\u202c and a soft\u00adhyphen: café",
+            "Zerowidth, bidi override and a softhyphen: café",
+        ),
+    ],
+)
+def test_invisible_characters_are_stripped_from_ascii_and_unicode_text(text, clean):
+    """ASCII text takes a fast path (only control characters can hide there); both paths keep tabs and newlines."""
+    assert strip_invisible(text) == clean
