@@ -114,7 +114,7 @@ class LocalEmbedder:
 
 
 # A batch ends before a text that would leave more than this share of its tokens as padding.
-PADDING_SHARE = 0.1
+PADDING_SHARE = 0.05
 
 
 def length_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
