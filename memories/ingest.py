@@ -65,7 +65,11 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     with transaction.atomic():
         # Serialise posts to one KB so the duplicate check below is exact.
         _lock_kb(kb.pk)
-        session, created = Session.objects.get_or_create(kb=kb, external_id=session_id)
+        # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
+        session = Session.objects.filter(kb=kb, external_id=session_id).first()
+        created = session is None
+        if created:
+            session = Session.objects.create(kb=kb, external_id=session_id)
         wanted = [m["external_id"] for m in messages]
         existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
         rows, seen = [], set()
