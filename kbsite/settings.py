@@ -290,7 +290,7 @@ Q_CLUSTER = {
     "timeout": env_int("JOB_TIMEOUT_SECONDS", 600, minimum=10),
     "retry": env_int("JOB_TIMEOUT_SECONDS", 600, minimum=10) + 60,
     "max_attempts": env_int("JOB_MAX_ATTEMPTS", 3, minimum=1),
-    "poll": 0.5,
+    "poll": 0.25,  # seconds an idle worker cluster waits between looks at the queue
     "catch_up": False,
     "ack_failures": True,
     "save_limit": 1000,
