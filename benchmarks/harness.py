@@ -189,7 +189,7 @@ def wait_until_processed(timeout: float = 3600) -> None:
             pending, jobs = cursor.fetchone()
         if pending == 0 and jobs == 0:
             return
-        time.sleep(0.2)
+        time.sleep(0.05)  # the end of ingestion is timed to within this
     raise TimeoutError("ingestion did not finish")
 
 

@@ -10,26 +10,46 @@ import time
 from benchmarks import harness
 
 
-def raw_embedding_throughput(texts: list[str]) -> float:
-    """Texts per second through the local model alone, all cores, in batches of EMBEDDING_BATCH_SIZE."""
+def _embed_rounds(texts: list[str], threads: int, barrier, spans) -> None:
+    """One embedding process: load and warm the model, then embed ``texts`` once per round, in step
+    with the other processes, reporting each round's (start, end) on the shared monotonic clock."""
+    import django
     from django.conf import settings
 
+    django.setup()
+    settings.EMBEDDING_THREADS = threads
     from memories.embeddings import LocalEmbedder
 
-    settings.EMBEDDING_THREADS = os.cpu_count() or 1
     embedder = LocalEmbedder()
-    embedder.embed(texts[:64])  # load and warm up
-    best = 0.0
-    for _ in range(3):  # this machine is shared and noisy: keep the best of three runs
-        started = time.perf_counter()
+    embedder.warm_up()
+    for _ in range(ROUNDS):
+        barrier.wait()
+        started = time.monotonic()
         embedder.embed(texts)
-        best = max(best, len(texts) / (time.perf_counter() - started))
-    return best
+        spans.put((started, time.monotonic()))
+
+
+ROUNDS = 3  # this machine is shared and noisy: keep the best round
+
+
+def raw_embedding_throughput(texts: list[str], processes: int, threads: int) -> float:
+    """Texts per second through the local model alone: ``processes`` processes of ``threads`` threads
+    each embed their share, in batches of EMBEDDING_BATCH_SIZE; the best of ROUNDS rounds."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    barrier, spans = context.Barrier(processes), context.Queue()
+    shares = [texts[i::processes] for i in range(processes)]  # the same mix of lengths in each share
+    children = [context.Process(target=_embed_rounds, args=(share, threads, barrier, spans)) for share in shares]
+    for child in children:
+        child.start()
+    rounds = [[spans.get() for _ in children] for _ in range(ROUNDS)]
+    for child in children:
+        child.join()
+    return max(len(texts) / (max(e for _, e in r) - min(s for s, _ in r)) for r in rounds)
 
 
 def run(*, keep_running: bool = False):
-    # Offline ingest is embedding-bound: one worker using every core beats two sharing them.
-    os.environ.setdefault("WORKERS", "1")
     env = harness.configure("kbsite_bench")
     harness.reset_database()
     data = harness.locomo()
@@ -39,16 +59,21 @@ def run(*, keep_running: bool = False):
         for _, _, turns in harness.conversation_sessions(sample)
         for t in turns
     ]
-    raw = raw_embedding_throughput(texts)
-    print(
-        f"raw embedding throughput (all-MiniLM-L6-v2, {os.cpu_count()} cores): {raw:.1f} texts/s "
-        f"over {len(texts)} turns"
-    )
+    cores = os.cpu_count() or 1
+    # Raw throughput is the best this machine gives the model alone: one process on every core, or
+    # one single-threaded process per core (what the product's default workers are).
+    layouts = {(1, cores), (cores, 1)}
+    measured = {(p, t): raw_embedding_throughput(texts, p, t) for p, t in sorted(layouts)}
+    for (p, t), rate in measured.items():
+        print(f"raw embedding throughput (all-MiniLM-L6-v2, {p} process(es) x {t} thread(s)): {rate:.1f} texts/s")
+    raw = max(measured.values())
+    print(f"raw embedding throughput, best layout: {raw:.1f} texts/s over {len(texts)} turns")
 
     product = harness.Product(env)
     try:
         key = harness.make_bot()
-        # Warm-up: every worker loads the model before the clock starts.
+        # Warm-up: every worker has loaded the model, and the API and the job path have run once.
+        harness.warm_up_workers(int(env["WORKERS"]))
         warm = {
             "sample_id": "warmup",
             "conversation": {
@@ -84,7 +109,11 @@ def run(*, keep_running: bool = False):
         e2e = posted / elapsed
         print(f"posted {posted} turns through the API in {post_done:.1f}s; all processed after {elapsed:.1f}s")
         print(f"end-to-end ingest throughput (offline mode, {env['WORKERS']} workers): {e2e:.1f} messages/s")
-        print(f"end-to-end / raw embedding: {e2e / raw:.0%} (target >= 80%)")
+        one_process = measured[(1, cores)]
+        print(
+            f"end-to-end / raw embedding: {e2e / raw:.0%} of the best layout (target >= 80%), "
+            f"{e2e / one_process:.0%} of one process on {cores} cores"
+        )
         print(
             f"memories stored: {Memory.objects.filter(kb__name__startswith='locomo').count()}, "
             f"failed jobs: {harness.failed_jobs()}"

@@ -4,7 +4,6 @@ sources of what comes back. Figures next to the reference retrievers of shared/e
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from collections import defaultdict
@@ -31,7 +30,6 @@ def evidence_found(results: list[dict], evidence: set[str]) -> set[str]:
 
 
 def run(*, ingest_first: bool = True):
-    os.environ.setdefault("WORKERS", "1")
     from benchmarks import ingest
 
     state = ingest.run(keep_running=True) if ingest_first else None
