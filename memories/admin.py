@@ -201,7 +201,16 @@ class SessionAdmin(admin.ModelAdmin):
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["kb__bot"]
     search_fields = ["external_id"]
-    readonly_fields = ["kb", "external_id", "extracted_through", "created_at", "updated_at"]
+    # claimed_by / claimed_until: the extraction job working on the session's new turns, if any.
+    readonly_fields = [
+        "kb",
+        "external_id",
+        "extracted_through",
+        "claimed_by",
+        "claimed_until",
+        "created_at",
+        "updated_at",
+    ]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_messages=Count("messages"))

@@ -6,9 +6,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from knowledge.models import Chunk, Document
-from memories.models import Edge, Entity, IngestItem, JobRun
+from memories.models import Edge, Entity, IngestItem, JobRun, Session
 from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,3 +93,15 @@ def test_change_pages_show_provenance_links_and_chunks(admin_client):
     assert "Alice owns seven cats." in _page(admin_client, "memories_consolidation", insight.pk)
     assert "Alice keeps seven cats at home." in _page(admin_client, "knowledge_document", document.pk)
     assert str(kb.folder) in _page(admin_client, "memories_knowledgebase", kb.pk)
+
+
+def test_session_page_shows_the_job_extracting_it_read_only(admin_client):
+    """An operator sees which job holds a session's new turns, and cannot edit the claim."""
+    session = SessionFactory()
+    job = JobRun.objects.create(kb=session.kb, kind="ingest_messages", status="running")
+    Session.objects.filter(pk=session.pk).update(claimed_by=job, claimed_until=timezone.now())
+    response = admin_client.get(reverse("admin:memories_session_change", args=[session.pk]))
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert "claimed_by" not in form.fields and "claimed_until" not in form.fields
+    assert str(job) in response.content.decode()
