@@ -84,13 +84,35 @@ def test_texts_are_batched_by_length_and_vectors_keep_their_order():
     assert max(float(np.abs(g - e).max()) for g, e in zip(got, expected, strict=True)) < 1e-4
 
 
-def test_length_batches_cover_every_text_once_with_little_padding():
-    lengths = [5, 40, 6, 41, 5, 7, 90, 6, 39, 5] * 5
-    batches = embeddings.length_batches(lengths, size=8)
-    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
-    for batch in batches:
-        assert len(batch) <= 8
-        width = max(lengths[i] for i in batch)
-        padding = sum(width - lengths[i] for i in batch)
-        assert padding <= embeddings.PADDING_SHARE * width * len(batch)
+def _batching_cost(lengths, batches):
+    return sum(embeddings.BATCH_OVERHEAD_TOKENS + len(b) * max(lengths[i] for i in b) for b in batches)
+
+
+def test_length_batches_cover_every_text_once_at_the_least_cost():
+    """Every text in exactly one batch of at most ``size``; no other cut of the sorted texts into
+    consecutive batches runs fewer token positions (padding and the per-batch cost included)."""
+    import itertools
+    import random
+
+    rng = random.Random(7)
+    for _ in range(30):
+        lengths = [rng.choice([5, 6, 7, 12, 30, 31, 90]) for _ in range(rng.randint(1, 10))]
+        batches = embeddings.length_batches(lengths, size=4)
+        assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+        assert all(len(batch) <= 4 for batch in batches)
+        ordered = sorted(lengths)
+        cheapest = min(
+            _batching_cost(ordered, [range(a, b) for a, b in itertools.pairwise((0, *cuts, len(ordered)))])
+            for n in range(len(ordered))
+            for cuts in itertools.combinations(range(1, len(ordered)), n)
+            if all(b - a <= 4 for a, b in itertools.pairwise((0, *cuts, len(ordered))))
+        )
+        assert _batching_cost(lengths, batches) == cheapest
     assert embeddings.length_batches([], size=8) == []
+
+
+def test_length_batches_fill_batches_of_equal_lengths_and_keep_long_texts_apart():
+    same = embeddings.length_batches([10] * 20, size=8)
+    assert len(same) == 3 and all(len(b) <= 8 for b in same)  # as few batches as the size allows
+    batches = embeddings.length_batches([5, 5, 5, 200], size=8)
+    assert sorted(map(sorted, batches)) == [[0, 1, 2], [3]]
