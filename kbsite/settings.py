@@ -195,7 +195,7 @@ LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
 # Turns per extraction call, live facts shown to the model, and inbox polling.
 EXTRACT_BATCH_TURNS = env_int("EXTRACT_BATCH_TURNS", 40, minimum=1)
 # A job claims sessions holding about this many new turns at a time; offline they are embedded together.
-EXTRACT_CHUNK_TURNS = env_int("EXTRACT_CHUNK_TURNS", 256, minimum=1)
+EXTRACT_CHUNK_TURNS = env_int("EXTRACT_CHUNK_TURNS", 512, minimum=1)
 EXTRACT_LIVE_FACTS = env_int("EXTRACT_LIVE_FACTS", 60, minimum=0)
 MAX_MESSAGES_PER_REQUEST = env_int("MAX_MESSAGES_PER_REQUEST", 1000, minimum=1)
 MAX_MESSAGE_CHARS = env_int("MAX_MESSAGE_CHARS", 32000, minimum=100)

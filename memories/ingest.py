@@ -209,7 +209,7 @@ def facts_apply(
     *,
     kb: KnowledgeBase,
     extraction: Extraction,
-    turn_messages: dict[str, Message],
+    turn_message_ids: dict[str, int],
     job: JobRun,
     source: str,
     source_file: str = "",
@@ -241,11 +241,11 @@ def facts_apply(
         existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
         near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY)
 
-        new_rows: list[tuple[Memory, list[Message], int | None]] = []
-        extra_provenance: list[tuple[int, list[Message]]] = []
+        new_rows: list[tuple[Memory, list[int], int | None]] = []  # memory, its message ids, what it replaces
+        extra_provenance: list[tuple[int, list[int]]] = []
         batch_hashes: set[str] = set()
         for i, ((fact, screening), vector, digest) in enumerate(zip(facts, vectors, hashes, strict=True)):
-            messages = [turn_messages[r] for r in fact.turn_refs if r in turn_messages]
+            messages = [turn_message_ids[r] for r in fact.turn_refs if r in turn_message_ids]
             duplicate_of = existing.get(digest) or (near.get(i) if fact.supersedes is None else None)
             if duplicate_of or digest in batch_hashes:
                 job.facts_skipped += 1
@@ -277,8 +277,8 @@ def facts_apply(
 
         bulk.memories_insert([m for m, _, _ in new_rows])
         through = Memory.source_messages.through
-        links = [through(memory_id=m.pk, message_id=msg.pk) for m, msgs, _ in new_rows for msg in msgs]
-        links += [through(memory_id=pk, message_id=msg.pk) for pk, msgs in extra_provenance for msg in msgs]
+        links = [through(memory_id=m.pk, message_id=msg) for m, msgs, _ in new_rows for msg in msgs]
+        links += [through(memory_id=pk, message_id=msg) for pk, msgs in extra_provenance for msg in msgs]
         through.objects.bulk_create(links, ignore_conflicts=True)
 
         for memory, _, old_id in new_rows:
@@ -361,10 +361,15 @@ def _fail(job: JobRun, exc: Exception) -> JobRun:
     return job
 
 
-def _claim_batches(kb: KnowledgeBase, job: JobRun, exclude: set[int], budget: int) -> tuple[list[int], bool]:
+def _claim_batches(
+    kb: KnowledgeBase, job: JobRun, exclude: set[int], budget: int, sharers: int = 1
+) -> tuple[list[int], bool]:
     """Claim for ``job`` the KB's sessions with unprocessed turns, oldest first, until they hold ``budget``
     turns, skipping sessions another job has claimed. Returns the claimed session ids and whether
-    unclaimed work was left for another job. A claim lasts at most the job time limit."""
+    unclaimed work was left for another job. A claim lasts at most the job time limit.
+
+    With ``sharers`` jobs sharing the backlog, a job claims at most its even share of the free turns, so
+    that the last of a KB's turns are split between workers rather than left to one running alone."""
     now = timezone.now()
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now) | Q(claimed_by=job)
     pending = (
@@ -376,9 +381,13 @@ def _claim_batches(kb: KnowledgeBase, job: JobRun, exclude: set[int], budget: in
         .order_by("first")
     )
     until = now + timedelta(seconds=settings.Q_CLUSTER["timeout"])
+    rows = list(pending)
+    if sharers > 1:
+        free_turns = sum(min(row["turns"], settings.EXTRACT_BATCH_TURNS) for row in rows)
+        budget = min(budget, -(-free_turns // sharers))
     claimed: list[int] = []
     taken = 0
-    for row in pending:
+    for row in rows:
         if taken >= budget:
             return claimed, True
         if Session.objects.filter(free, pk=row["session_id"]).update(claimed_by=job, claimed_until=until):
@@ -391,30 +400,25 @@ def _release(job: JobRun, session_ids: list[int]) -> None:
     Session.objects.filter(pk__in=session_ids, claimed_by=job).update(claimed_by=None, claimed_until=None)
 
 
-def _claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Message]]]:
+def _claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn]]]:
     """The claimed sessions' turns past their cursors (read after claiming, so the cursors are current),
     at most EXTRACT_BATCH_TURNS per session."""
-    by_session: dict[int, list[Message]] = {sid: [] for sid in session_ids}
+    by_session: dict[int, list[Turn]] = {sid: [] for sid in session_ids}
+    cursors: dict[int, int] = {}
     pending = (
         Message.objects.filter(session_id__in=session_ids, id__gt=F("session__extracted_through"))
-        .select_related("session")
         .order_by("id")
+        .values_list("id", "session_id", "session__extracted_through", "content", "speaker", "role", "created_at")
     )
-    for message in pending:
-        batch = by_session[message.session_id]
+    for pk, session_id, cursor, content, speaker, role, created_at in pending:
+        batch = by_session[session_id]
+        cursors[session_id] = cursor
         if len(batch) < settings.EXTRACT_BATCH_TURNS:
-            batch.append(message)
+            batch.append(Turn(ref=f"m{pk}", text=content, speaker=speaker, role=role, when=created_at, message_id=pk))
     return [
-        (CursorGuard(session_id=sid, expected=batch[0].session.extracted_through, to=batch[-1].pk), batch)
+        (CursorGuard(session_id=sid, expected=cursors[sid], to=batch[-1].message_id), batch)
         for sid, batch in by_session.items()
         if batch
-    ]
-
-
-def _turns(messages: list[Message]) -> list[Turn]:
-    return [
-        Turn(ref=f"m{m.pk}", text=m.content, speaker=m.speaker, role=m.role, when=m.created_at, message_id=m.pk)
-        for m in messages
     ]
 
 
@@ -424,7 +428,8 @@ def extract_pending(*, job: JobRun) -> JobRun:
     The job claims sessions holding about EXTRACT_CHUNK_TURNS new turns at a time. With an LLM: one
     call per session batch, each applied on its own, sessions in order. Offline: the chunk is extracted,
     embedded and applied together, and while more turns wait the job queues a second one, so that all
-    workers share one KB's backlog (their applies still take turns under the KB's lock).
+    workers share one KB's backlog (their applies still take turns under the KB's lock); each claims at
+    most its even share of the free turns, so the workers finish the KB together.
     """
     kb = job.kb
     job.start()
@@ -432,12 +437,13 @@ def extract_pending(*, job: JobRun) -> JobRun:
     failed_sessions: set[int] = set()
     errors: list[Exception] = []
     offline = not llm.is_configured()
+    sharers = settings.Q_CLUSTER["workers"] if offline else 1  # workers that can share the KB's backlog
     while True:
-        claimed, more = _claim_batches(kb, job, failed_sessions, settings.EXTRACT_CHUNK_TURNS)
+        claimed, more = _claim_batches(kb, job, failed_sessions, settings.EXTRACT_CHUNK_TURNS, sharers)
         if not claimed:
             break
         try:
-            if more and offline and settings.Q_CLUSTER["workers"] > 1:
+            if more and sharers > 1:
                 enqueue_extract(kb=kb)
             batches = _claimed_batches(claimed)
             groups = [batches] if offline else [[b] for b in batches]
@@ -467,8 +473,7 @@ def _extract_group(
     errors: list[Exception],
 ) -> int:
     """Extract and apply one group of session batches; returns the turns the salience gate skipped."""
-    messages = {f"m{m.pk}": m for _, batch in group for m in batch}
-    turns = [t for _, batch in group for t in _turns(batch)]
+    turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
     salient = [t for t in turns if is_salient(t.text)]
     try:
@@ -477,7 +482,7 @@ def _extract_group(
         facts_apply(
             kb=kb,
             extraction=extraction,
-            turn_messages=messages,
+            turn_message_ids={t.ref: t.message_id for t in turns},
             job=job,
             source="chat",
             cursors=[guard for guard, _ in group],
@@ -526,7 +531,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
             facts_apply(
                 kb=kb,
                 extraction=extraction,
-                turn_messages={},
+                turn_message_ids={},
                 job=job,
                 source=source,
                 source_file=item.file_name,

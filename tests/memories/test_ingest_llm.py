@@ -259,7 +259,7 @@ def test_a_result_for_turns_another_job_already_applied_is_discarded(api, kb, fa
         ingest.facts_apply(
             kb=kb,
             extraction=extraction,
-            turn_messages={},
+            turn_message_ids={},
             job=job,
             source="chat",
             cursors=[ingest.CursorGuard(session_id=session.pk, expected=0, to=last)],

@@ -176,6 +176,23 @@ def test_a_large_backlog_queues_a_helper_job_for_another_worker(api, kb, setting
     assert Memory.objects.count() == 12
 
 
+def test_jobs_sharing_a_backlog_each_claim_at_most_an_even_share(api, kb):
+    """With two workers, a job claims at most half of the free turns however large its chunk, so the last
+    of a KB's turns are split between the workers rather than left to one of them running alone."""
+    from memories import ingest
+
+    _sessions(api, sessions=4, turns=4)
+    first = JobRun.objects.get()
+    second = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES)
+    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    assert (len(by_first), more) == (2, True)  # 8 of the 16 free turns
+    by_second, more = ingest._claim_batches(kb, second, set(), budget=100, sharers=2)
+    assert (len(by_second), more) == (1, True)  # 4 of the 8 still free
+    ingest._release(first, by_first)
+    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=1)
+    assert (len(by_first), more) == (3, False)  # alone, a job takes all its chunk holds
+
+
 def test_a_single_worker_queues_no_helper_job(api, kb, settings):
     settings.EXTRACT_CHUNK_TURNS = 4
     settings.Q_CLUSTER = {**settings.Q_CLUSTER, "workers": 1}
