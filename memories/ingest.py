@@ -245,12 +245,12 @@ def facts_apply(
         extra_provenance: list[tuple[int, list[int]]] = []
         batch_hashes: set[str] = set()
         for i, ((fact, screening), vector, digest) in enumerate(zip(facts, vectors, hashes, strict=True)):
-            messages = [turn_message_ids[r] for r in fact.turn_refs if r in turn_message_ids]
+            message_ids = [turn_message_ids[r] for r in fact.turn_refs if r in turn_message_ids]
             duplicate_of = existing.get(digest) or (near.get(i) if fact.supersedes is None else None)
             if duplicate_of or digest in batch_hashes:
                 job.facts_skipped += 1
-                if duplicate_of and messages:
-                    extra_provenance.append((duplicate_of, messages))
+                if duplicate_of and message_ids:
+                    extra_provenance.append((duplicate_of, message_ids))
                 continue
             batch_hashes.add(digest)
             chunk_ids = [turn_chunks[r] for r in fact.turn_refs if r in (turn_chunks or {})]
@@ -273,7 +273,7 @@ def facts_apply(
                 quarantine_reason=screening.reason,
                 created_at=now,
             )
-            new_rows.append((memory, messages, fact.supersedes))
+            new_rows.append((memory, message_ids, fact.supersedes))
 
         bulk.memories_insert([m for m, _, _ in new_rows])
         through = Memory.source_messages.through
