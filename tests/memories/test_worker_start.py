@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 
 import pytest
@@ -15,6 +16,12 @@ def no_knowledge_sync(monkeypatch):
     monkeypatch.setattr("knowledge.services.enqueue_sync", lambda: None)  # the other post_spawn receiver
 
 
+@pytest.fixture(autouse=True)
+def unfrozen():
+    yield
+    gc.unfreeze()  # a worker start freezes the collector's view of the test process
+
+
 def test_a_worker_process_warms_the_embedder_as_it_starts(monkeypatch):
     calls = []
     monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append(1))
@@ -22,11 +29,20 @@ def test_a_worker_process_warms_the_embedder_as_it_starts(monkeypatch):
     assert calls == [1]
 
 
+def test_a_worker_freezes_what_warm_up_loaded_out_of_the_collector(monkeypatch):
+    calls = []
+    monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append("warm-up"))
+    monkeypatch.setattr("memories.signals.gc.freeze", lambda: calls.append("freeze"))
+    post_spawn.send(sender="django_q", proc_name="Process-1:1")
+    assert calls == ["warm-up", "freeze"]
+
+
 def test_a_task_run_inline_does_not_warm_the_embedder(monkeypatch):
     calls = []
     monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append(1))
     post_spawn.send(sender="django_q", proc_name="MainProcess")
     assert calls == []
+    assert gc.get_freeze_count() == 0
 
 
 def test_a_worker_starts_even_if_the_model_cannot_load(monkeypatch, caplog):
