@@ -83,6 +83,7 @@ def _load(kb_ids: list[int]) -> float:
                             [],
                             0.5,
                             vectors[i],
+                            True,  # every KB here is far past VECTOR_INDEX_MIN_MEMORIES
                             f"{offset + i:064d}",
                             now,
                             "",
@@ -138,6 +139,7 @@ def run(reload: bool = False):
         others = [Bot.objects.create(name=f"other-{i}") for i in range(KBS - 1)]
         kbs = [KnowledgeBase.objects.create(bot=bot, name="big")]
         kbs += [KnowledgeBase.objects.create(bot=b, name="kb") for b in others]
+        KnowledgeBase.objects.filter(pk__in=[kb.pk for kb in kbs]).update(vector_index=True)
         print(f"loading {TOTAL:,} synthetic memories ({QUERIED_KB:,} in the queried KB)...", flush=True)
         took = _load([kb.pk for kb in kbs])
         print(f"loading took {took:.0f}s (COPY + index builds)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.urls import reverse
@@ -124,10 +125,16 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
         self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
 
-    readonly_fields = ["created_at", "updated_at", "folder_path"]
+    readonly_fields = ["created_at", "updated_at", "folder_path", "vector_search"]
 
     def get_queryset(self, request):
         return selectors.kb_list_with_counts()
+
+    @admin.display(description="vector search")
+    def vector_search(self, obj):
+        if obj.vector_index:
+            return "approximate (HNSW index): the KB has outgrown exact search"
+        return f"exact scan of the KB (until it holds {settings.VECTOR_INDEX_MIN_MEMORIES:,} memories)"
 
     def get_urls(self):
         from django.urls import path

@@ -29,6 +29,7 @@ MEMORY_COLUMNS = [
     ("topics", "varchar[]"),
     ("importance", "float8"),
     ("embedding", "vector"),
+    ("in_vector_index", "bool"),
     ("content_hash", "text"),
     ("valid_from", "timestamptz"),
     ("retired_reason", "text"),

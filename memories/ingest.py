@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 from django_q.tasks import async_task
@@ -46,15 +46,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["CursorGuard", "CursorMoved", "Extraction", "Fact", "Turn", "facts_apply", "messages_receive"]
 
-# Advisory-lock namespace for "applying facts to KB n".
-KB_APPLY_LOCK = 7_001
 SEGMENT_CHARS = 2500
 LLM_CALL_CHARS = 8000
-
-
-def _lock_kb(kb_id: int) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [KB_APPLY_LOCK, kb_id])
 
 
 # --- Receiving input ---------------------------------------------------------------
@@ -64,7 +57,7 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction."""
     with transaction.atomic():
         # Serialise posts to one KB so the duplicate check below is exact.
-        _lock_kb(kb.pk)
+        services.kb_lock(kb.pk)
         # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
         session = Session.objects.filter(kb=kb, external_id=session_id).first()
         created = session is None
@@ -153,19 +146,20 @@ class CursorMoved(Exception):
 EXACT_NEAR_DUPLICATES_MAX = 2000
 
 
-def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -> dict[int, int]:
-    """For each vector index, the id of a live memory at least ``threshold`` similar, in one query."""
+def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, indexed: bool) -> dict[int, int]:
+    """For each vector index, the id of a live memory at least ``threshold`` similar, in one query.
+    ``indexed``: the KB's memories are in the vector index (else they are all compared, exactly)."""
     if not vectors:
         return {}
     with bulk.vector_cursor(binary_results=True) as cursor:
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
                WHERE kb_id = %s AND valid_to IS NULL AND embedding IS NOT NULL LIMIT %s""",
-            [kb_id, EXACT_NEAR_DUPLICATES_MAX + 1],
+            [kb_id, EXACT_NEAR_DUPLICATES_MAX + 1 if indexed else None],
             binary=True,  # parsing 384 floats of text per row cost more than the query
         )
         rows = cursor.fetchall()
-    if len(rows) <= EXACT_NEAR_DUPLICATES_MAX:
+    if len(rows) <= EXACT_NEAR_DUPLICATES_MAX or not indexed:
         if not rows:
             return {}
         new = np.asarray(vectors, dtype=np.float32)
@@ -185,7 +179,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float) -
             CROSS JOIN LATERAL (
                 SELECT m.id, m.embedding <=> q.v AS distance
                 FROM memories_memory m
-                WHERE m.kb_id = %s AND m.valid_to IS NULL AND m.embedding IS NOT NULL
+                WHERE m.kb_id = %s AND m.valid_to IS NULL AND m.embedding IS NOT NULL AND m.in_vector_index
                 ORDER BY m.embedding <=> q.v
                 LIMIT 1
             ) nn
@@ -225,7 +219,7 @@ def facts_apply(
     now = timezone.now()
 
     with transaction.atomic():
-        _lock_kb(kb.pk)
+        services.kb_lock(kb.pk)
         if cursors:
             # The cursors must still be where the extraction started, or another job applied these turns.
             at = dict(
@@ -239,7 +233,8 @@ def facts_apply(
 
         hashes = [text_hash(s.text) for _, s in facts]
         existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
-        near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY)
+        indexed = bool(KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first())
+        near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY, indexed)
 
         new_rows: list[tuple[Memory, list[int], int | None]] = []  # memory, its message ids, what it replaces
         extra_provenance: list[tuple[int, list[int]]] = []
@@ -263,6 +258,7 @@ def facts_apply(
                 topics=fact.topics,
                 importance=fact.importance,
                 embedding=vector,
+                in_vector_index=indexed,
                 content_hash=digest,
                 valid_from=fact.valid_from,
                 source=source,
@@ -462,6 +458,7 @@ def extract_pending(*, job: JobRun) -> JobRun:
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
     services.kb_term_stats_refresh_if_due(kb=kb)
+    services.kb_vector_index_if_due(kb=kb)
     return job
 
 
@@ -548,6 +545,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
     job.mode = job.mode or _mode()
     job.finish(status=JobRun.Status.SUCCEEDED)
     services.kb_term_stats_refresh_if_due(kb=kb)
+    services.kb_vector_index_if_due(kb=kb)
     return job
 
 

@@ -132,6 +132,12 @@ class KnowledgeBase(models.Model):
     is_active = models.BooleanField(default=True)
     # Live memories when the word statistics (TermStat) were last counted; 0 = none kept.
     term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
+    vector_index = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its memories are searched through the approximate vector index (HNSW); a KB is searched exactly "
+        "until it outgrows VECTOR_INDEX_MIN_MEMORIES.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -295,6 +301,8 @@ class Memory(models.Model):
     topics = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     importance = models.FloatField(default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)])
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    # In the HNSW index (its KB has outgrown exact search); otherwise found by an exact scan of its KB.
+    in_vector_index = models.BooleanField(default=False, editable=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config=FTS_CONFIG),
         output_field=SearchVectorField(),
@@ -335,13 +343,17 @@ class Memory(models.Model):
         indexes = [
             GinIndex(fields=["search_vector"], name="memory_fts_gin"),
             GinIndex(fields=["entities"], name="memory_entities_gin"),
+            # Only large KBs' memories: an insert into the graph costs more CPU than the rest of storing a
+            # memory, and a small KB is searched exactly, and faster, through memory_kb_exact.
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
+                condition=Q(in_vector_index=True),
             ),
+            models.Index(fields=["kb"], name="memory_kb_exact", condition=Q(in_vector_index=False)),
             models.Index(fields=["kb", "content_hash"], name="memory_kb_hash"),
             models.Index(fields=["kb", "-created_at"], name="memory_kb_recent"),
             models.Index(

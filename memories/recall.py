@@ -278,33 +278,54 @@ def _vector_literal(vector) -> str:
 
 
 def _vector_ranked(
-    table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]
+    table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int], indexed: bool = True
 ) -> list[tuple[int, float]]:
+    """The ``limit`` rows nearest ``vector``. Memories of KBs outside the vector index (small KBs, and those
+    not yet moved in) are compared exactly; the index is searched only when ``indexed``, i.e. when a KB in
+    scope has outgrown exact search. Insights are always searched through their index."""
+    rows: list[tuple[int, float]] = []
+    memories = table == "memories_memory"
+    with connection.cursor() as cursor:
+        if memories:
+            cursor.execute(
+                f"""SELECT id, 1 - (embedding <=> %s::vector) FROM memories_memory
+                    WHERE NOT in_vector_index AND embedding IS NOT NULL AND {scope}
+                    ORDER BY embedding <=> %s::vector LIMIT %s""",
+                [vector, *params, vector, limit],
+            )
+            rows = cursor.fetchall()
+        if indexed or not memories:
+            rows += _index_ranked(cursor, table, vector, scope, params, limit, kb_ids)
+    rows = sorted(rows, key=lambda row: -row[1])[:limit]
+    # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
+    return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
+
+
+def _index_ranked(cursor, table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]):
+    in_index = "AND memories_memory.in_vector_index" if table == "memories_memory" else ""
     sql = f"""
         SELECT {table}.id, 1 - ({table}.embedding <=> %s::vector) AS similarity FROM {table}
-        WHERE {table}.embedding IS NOT NULL AND {scope}
+        WHERE {table}.embedding IS NOT NULL {in_index} AND {scope}
         ORDER BY {table}.embedding <=> %s::vector
         LIMIT %s"""
     bound = _scan_tuples(table, kb_ids, limit)
-    with connection.cursor() as cursor:
-        # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
-        # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.
-        cursor.execute(
-            "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-            " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
-            [str(int(max(limit, 40))), str(bound)],
-        )
+    # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
+    # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.
+    cursor.execute(
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+        " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+        [str(int(max(limit, 40))), str(bound)],
+    )
+    cursor.execute(sql, [vector, *params, vector, limit])
+    rows = cursor.fetchall()
+    if len(rows) < limit and bound < HNSW_MAX_SCAN_TUPLES:
+        # Fewer rows than the KB's size promised: the scope is narrower (kinds, retired rows, a KB
+        # cleared since its size was cached). Scan again as far as pgvector would by default.
+        _size_cache.pop((table, tuple(kb_ids)), None)
+        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN_TUPLES}")
         cursor.execute(sql, [vector, *params, vector, limit])
         rows = cursor.fetchall()
-        if len(rows) < limit and bound < HNSW_MAX_SCAN_TUPLES:
-            # Fewer rows than the KB's size promised: the scope is narrower (kinds, retired rows, a KB
-            # cleared since its size was cached). Scan again as far as pgvector would by default.
-            _size_cache.pop((table, tuple(kb_ids)), None)
-            cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN_TUPLES}")
-            cursor.execute(sql, [vector, *params, vector, limit])
-            rows = cursor.fetchall()
-        # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
-        return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
+    return rows
 
 
 def _scan_tuples(table: str, kb_ids: list[int], limit: int) -> int:
@@ -448,7 +469,9 @@ def recall(
             query_vector = bulk.as_vectors([embedding.result()])[0]
         vector_text = _vector_literal(query_vector)
         for table, type_, scope, params in scopes:
-            vector_hits = _vector_ranked(table, vector_text, scope, params, CANDIDATES, kb_ids)
+            vector_hits = _vector_ranked(
+                table, vector_text, scope, params, CANDIDATES, kb_ids, indexed=any(kb.vector_index for kb in kbs)
+            )
             for rank, (pk, sim) in enumerate(vector_hits):
                 scores[(type_, pk)] += VECTOR_WEIGHT / (settings.RECALL_RRF_K + rank + 1)
                 signals[(type_, pk)].append("vector")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from memories import embeddings
@@ -12,6 +13,33 @@ from memories.models import Consolidation, Entity, KnowledgeBase, Memory, Mode, 
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH_ROWS = 512
+# Advisory-lock namespace for "writing memories of KB n" (ingest applies, moves into the vector index).
+KB_APPLY_LOCK = 7_001
+
+
+def kb_lock(kb_id: int) -> None:
+    """Hold KB ``kb_id``'s write lock until the transaction ends."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [KB_APPLY_LOCK, kb_id])
+
+
+def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
+    """Move a KB's memories into the approximate vector index once it holds VECTOR_INDEX_MIN_MEMORIES, and
+    those of an indexed KB that were written outside ingest (an operator's, a bot's memory_add) since.
+    Returns how many memories it moved."""
+    with transaction.atomic():
+        kb_lock(kb.pk)  # no apply writes this KB's memories meanwhile: none is left behind
+        indexed = KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
+        if indexed is None:
+            return 0
+        if not indexed:
+            if Memory.objects.filter(kb=kb).count() < settings.VECTOR_INDEX_MIN_MEMORIES:
+                return 0
+            KnowledgeBase.objects.filter(pk=kb.pk).update(vector_index=True)
+        moved = Memory.objects.filter(kb=kb, in_vector_index=False).update(in_vector_index=True)
+    if moved:
+        logger.info("%s memories of %s moved into the vector index", moved, kb)
+    return moved
 
 
 def memory_update(*, memory: Memory, data: dict) -> Memory:
@@ -40,7 +68,8 @@ def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:
         memories = Memory.objects.filter(kb=kb).delete()[1].get("memories.Memory", 0)
         entities = Entity.objects.filter(kb=kb).delete()[1].get("memories.Entity", 0)
         TermStat.objects.filter(kb=kb).delete()
-        KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0)
+        # Emptied: it starts again as a small KB, searched exactly.
+        KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0, vector_index=False)
     logger.info("cleared kb %s: %s memories, %s insights, %s entities", kb, memories, insights, entities)
     return {"memories": memories, "insights": insights, "entities": entities}
 
@@ -60,6 +89,12 @@ def memories_embed_missing(*, kb_id: int | None = None) -> int:
             objs = [model(id=pk, embedding=vec) for (pk, _), vec in zip(rows, vectors, strict=True)]
             model.objects.bulk_update(objs, ["embedding"])
             done += len(objs)
+    # Memories written outside ingest join a large KB's vector index here (found exactly until then).
+    late = KnowledgeBase.objects.filter(vector_index=True, memories__in_vector_index=False)
+    if kb_id is not None:
+        late = late.filter(pk=kb_id)
+    for kb in late.distinct():
+        kb_vector_index_if_due(kb=kb)
     return done
 
 

@@ -114,6 +114,8 @@ def test_near_duplicates_are_not_stored_twice(api, kb, fake_llm, settings, monke
     """A fact whose embedding is nearly identical to a live one is a duplicate, found exactly in a small KB
     and through the vector index in a large one."""
     monkeypatch.setattr(ingest, "EXACT_NEAR_DUPLICATES_MAX", exact_up_to)
+    if not exact_up_to:
+        settings.VECTOR_INDEX_MIN_MEMORIES = 1  # the KB is in the vector index after its first memory
     settings.NEAR_DUPLICATE_SIMILARITY = 0.9
     fake_llm.reply_json(add("Alice owns a red bicycle."))
     post_turns(api, [("m1", "I own a red bicycle.")])
