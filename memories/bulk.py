@@ -2,7 +2,8 @@
 
 Ingest is embedding-bound by design; the ORM's per-row work (model instances,
 text-encoding 384 floats per vector) would otherwise cost a visible share of
-it. Memories are written with one binary COPY, their ids reserved up front.
+it. Memories are written with one binary COPY, their ids reserved up front;
+posted turns with one INSERT from arrays.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import psycopg
 from django.db import connection
+from django.utils import timezone
 from pgvector.psycopg.vector import register_vector_info
 from psycopg.types import TypeInfo
 
-from memories.models import Memory
+from memories.models import Memory, Message
 
 _vector_info: dict[int, TypeInfo] = {}
 
@@ -64,6 +66,34 @@ def vector_cursor(*, binary_results: bool = False):
 
 def as_vectors(vectors: Sequence) -> list[np.ndarray]:
     return [np.asarray(v, dtype=np.float32) for v in vectors]
+
+
+def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> None:
+    """Insert turns (validated API input: external_id, content, optional role, speaker, created_at) in one
+    statement, their ids in the order given. Building and compiling a model instance per turn cost the web
+    process more than the rest of storing them."""
+    if not messages:
+        return
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """INSERT INTO memories_message
+                   (kb_id, session_id, external_id, role, speaker, content, created_at, received_at)
+               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.created_at, %s
+               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::timestamptz[])
+                    WITH ORDINALITY AS u(external_id, role, speaker, content, created_at, n)
+               ORDER BY u.n""",
+            [
+                kb_id,
+                session_id,
+                now,
+                [m["external_id"] for m in messages],
+                [m.get("role") or Message.Role.USER for m in messages],
+                [m.get("speaker") or "" for m in messages],
+                [m["content"] for m in messages],
+                [m.get("created_at") or now for m in messages],
+            ],
+        )
 
 
 def memories_insert(memories: list[Memory]) -> None:

@@ -70,18 +70,8 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
             if m["external_id"] in existing or m["external_id"] in seen:
                 continue
             seen.add(m["external_id"])
-            rows.append(
-                Message(
-                    kb=kb,
-                    session=session,
-                    external_id=m["external_id"],
-                    role=m.get("role") or Message.Role.USER,
-                    speaker=m.get("speaker") or "",
-                    content=m["content"],
-                    created_at=m.get("created_at") or timezone.now(),
-                )
-            )
-        Message.objects.bulk_create(rows)
+            rows.append(m)
+        bulk.messages_insert(kb_id=kb.pk, session_id=session.pk, messages=rows)
         if not created:
             Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         job = enqueue_extract(kb=kb) if rows else None

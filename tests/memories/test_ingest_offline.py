@@ -65,6 +65,18 @@ def test_reposting_the_same_turns_is_idempotent(api, kb):
     assert Memory.objects.filter(text__contains="Luna last spring").count() == 1
 
 
+def test_turns_are_stored_in_the_order_posted_with_defaults_for_what_is_left_out(api, kb):
+    before = datetime.now(UTC)
+    batch = [{"external_id": f"z{i}", "content": f"Turn number {i} of the chat."} for i in (5, 1, 9, 3)]
+    batch[2] |= {"role": "assistant", "speaker": "Bot", "created_at": "2023-05-08T13:56:00Z"}
+    assert post(api, batch).json()["accepted"] == 4
+    stored = list(Message.objects.order_by("id").values_list("external_id", "role", "speaker", "created_at"))
+    assert [ext for ext, *_ in stored] == ["z5", "z1", "z9", "z3"]
+    assert stored[2][1:] == ("assistant", "Bot", datetime(2023, 5, 8, 13, 56, tzinfo=UTC))
+    assert stored[0][1:3] == ("user", "") and stored[0][3] >= before
+    assert all(m.session.external_id == "s1" and m.kb == kb for m in Message.objects.select_related("session"))
+
+
 def test_same_external_id_in_another_kb_is_independent(api, kb):
     """Idempotency is per KB."""
     api.post("/api/v1/kbs/", json={"name": "work"})
