@@ -140,14 +140,15 @@ def conversation_sessions(sample: dict) -> list[tuple[str, str, list[dict]]]:
     return [(k, parse_locomo_date(conv[f"{k}_date_time"]), conv[k]) for k in keys if conv[k]]
 
 
-def kb_name(sample: dict) -> str:
-    return "locomo-" + sample["sample_id"].lower().replace("_", "-")
+def kb_name(sample: dict, copy: int = 0) -> str:
+    """The KB a conversation is posted to; ``copy`` > 0 names a further KB for the same conversation."""
+    return "locomo-" + sample["sample_id"].lower().replace("_", "-") + (f"-{copy}" if copy else "")
 
 
-def post_conversation(api_url: str, key: str, sample: dict) -> int:
+def post_conversation(api_url: str, key: str, sample: dict, copy: int = 0) -> int:
     """Create the conversation's KB and post its sessions as the API's messages. Returns turns posted."""
     headers = {"Authorization": f"Bearer {key}"}
-    kb = kb_name(sample)
+    kb = kb_name(sample, copy)
     response = requests.post(f"{api_url}/api/v1/kbs/", json={"name": kb}, headers=headers, timeout=60)
     assert response.status_code in (201, 400), response.text
     posted = 0

@@ -29,7 +29,7 @@ def _embed_rounds(texts: list[str], threads: int, barrier, spans) -> None:
         spans.put((started, time.monotonic()))
 
 
-ROUNDS = 3  # this machine is shared and noisy: keep the best round
+ROUNDS = 3  # this machine is shared and noisy: keep the best round (of raw and of end to end alike)
 
 
 def raw_embedding_throughput(texts: list[str], processes: int, threads: int) -> float:
@@ -90,32 +90,39 @@ def run(*, keep_running: bool = False):
         harness.post_conversation(product.url, key, warm)
         harness.wait_until_processed()
 
-        cpu_before = harness.cpu_seconds_by_role()
-        started = time.perf_counter()
-        posted = sum(harness.post_conversation(product.url, key, sample) for sample in data)
-        post_done = time.perf_counter() - started
-        harness.wait_until_processed()
-        elapsed = time.perf_counter() - started
-        cpu_after = harness.cpu_seconds_by_role()
+        rates = []
+        for copy in range(ROUNDS):
+            # Each round posts the conversations into KBs of their own: the same work, measured again.
+            cpu_before = harness.cpu_seconds_by_role()
+            started = time.perf_counter()
+            posted = sum(harness.post_conversation(product.url, key, sample, copy) for sample in data)
+            post_done = time.perf_counter() - started
+            harness.wait_until_processed()
+            elapsed = time.perf_counter() - started
+            cpu_after = harness.cpu_seconds_by_role()
+            used = {role: cpu_after.get(role, 0) - cpu_before.get(role, 0) for role in cpu_after}
+            rates.append(posted / elapsed)
+            print(
+                f"round {copy + 1}: posted {posted} turns through the API in {post_done:.1f}s; all processed after "
+                f"{elapsed:.1f}s: {rates[-1]:.1f} messages/s. CPU seconds: "
+                + ", ".join(f"{r} {v:.1f}" for r, v in sorted(used.items()))
+                + f" (wall {elapsed:.1f}s x {os.cpu_count()} cores = {elapsed * (os.cpu_count() or 1):.1f})"
+            )
         from memories.models import Memory
 
-        used = {role: cpu_after.get(role, 0) - cpu_before.get(role, 0) for role in cpu_after}
+        e2e = max(rates)
         print(
-            "CPU seconds during ingestion: "
-            + ", ".join(f"{r} {v:.1f}" for r, v in sorted(used.items()))
-            + f" (wall {elapsed:.1f}s x {os.cpu_count()} cores = {elapsed * (os.cpu_count() or 1):.1f})"
+            f"end-to-end ingest throughput (offline mode, {env['WORKERS']} workers), best of {ROUNDS} rounds "
+            f"as for raw: {e2e:.1f} messages/s (rounds: {', '.join(f'{r:.1f}' for r in rates)})"
         )
-
-        e2e = posted / elapsed
-        print(f"posted {posted} turns through the API in {post_done:.1f}s; all processed after {elapsed:.1f}s")
-        print(f"end-to-end ingest throughput (offline mode, {env['WORKERS']} workers): {e2e:.1f} messages/s")
-        one_process = measured[(1, cores)]
+        one_process, median = measured[(1, cores)], sorted(rates)[len(rates) // 2]
         print(
-            f"end-to-end / raw embedding: {e2e / raw:.0%} of the best layout (target >= 80%), "
-            f"{e2e / one_process:.0%} of one process on {cores} cores"
+            f"end-to-end / raw embedding: {e2e / raw:.0%} of the best layout (target >= 80%; the median round "
+            f"{median / raw:.0%}), {e2e / one_process:.0%} of one process on {cores} cores"
         )
+        names = [harness.kb_name(sample) for sample in data]
         print(
-            f"memories stored: {Memory.objects.filter(kb__name__startswith='locomo').count()}, "
+            f"memories stored per round: {Memory.objects.filter(kb__name__in=names).count()}, "
             f"failed jobs: {harness.failed_jobs()}"
         )
         return {"raw": raw, "e2e": e2e, "product": product if keep_running else None, "key": key}
