@@ -455,7 +455,7 @@ def extract_pending(*, job: JobRun) -> JobRun:
 def _extract_group(
     kb: KnowledgeBase,
     job: JobRun,
-    group: list[tuple[CursorGuard, list[Message]]],
+    group: list[tuple[CursorGuard, list[Turn]]],
     failed_sessions: set[int],
     errors: list[Exception],
 ) -> int:

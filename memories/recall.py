@@ -288,9 +288,7 @@ def _vector_ranked(
     with connection.cursor() as cursor:
         if memories:
             cursor.execute(
-                f"""SELECT id, 1 - (embedding <=> %s::vector) FROM memories_memory
-                    WHERE NOT in_vector_index AND embedding IS NOT NULL AND {scope}
-                    ORDER BY embedding <=> %s::vector LIMIT %s""",
+                _nearest_sql(table, f"NOT memories_memory.in_vector_index AND {scope}"),
                 [vector, *params, vector, limit],
             )
             rows = cursor.fetchall()
@@ -301,13 +299,19 @@ def _vector_ranked(
     return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
 
 
-def _index_ranked(cursor, table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]):
-    in_index = "AND memories_memory.in_vector_index" if table == "memories_memory" else ""
-    sql = f"""
+def _nearest_sql(table: str, where: str) -> str:
+    """Rows of ``table`` matching ``where``, nearest first, with their similarity (params: vector, where's
+    params, vector, limit)."""
+    return f"""
         SELECT {table}.id, 1 - ({table}.embedding <=> %s::vector) AS similarity FROM {table}
-        WHERE {table}.embedding IS NOT NULL {in_index} AND {scope}
+        WHERE {table}.embedding IS NOT NULL AND {where}
         ORDER BY {table}.embedding <=> %s::vector
         LIMIT %s"""
+
+
+def _index_ranked(cursor, table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]):
+    """The HNSW index's nearest rows in scope (for memories, only those in the index, which it holds)."""
+    sql = _nearest_sql(table, f"memories_memory.in_vector_index AND {scope}" if table == "memories_memory" else scope)
     bound = _scan_tuples(table, kb_ids, limit)
     # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
     # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.

@@ -3,7 +3,7 @@ VECTOR_INDEX_MIN_MEMORIES moves into it, and recall finds memories on both sides
 
 from __future__ import annotations
 
-from memories import services
+from memories import embeddings, services
 from memories.models import KnowledgeBase, Memory
 from tests.conftest import run_queued_tasks
 
@@ -70,7 +70,7 @@ def test_recall_finds_memories_of_an_indexed_kb_written_outside_ingest_and_they_
     assert kb.vector_index
     added, _ = services.memory_add(kb=kb, text="Caroline is allergic to peanuts.")  # queues its embedding
     assert not added.in_vector_index
-    Memory.objects.filter(pk=added.pk).update(embedding=_vector_of(added.text))
+    Memory.objects.filter(pk=added.pk).update(embedding=embeddings.embed([added.text])[0])
     # Both sides in one ranking: the memory outside the index and the ones in it.
     hits = vector_hits(api, "Does she have any food allergies?")
     assert hits[0] == "Caroline is allergic to peanuts."
@@ -97,9 +97,3 @@ def test_a_kb_below_the_line_is_not_moved(kb, settings):
     Memory.objects.create(kb=kb, text="Alice lives in Berlin.")
     assert services.kb_vector_index_if_due(kb=kb) == 2
     assert KnowledgeBase.objects.get(pk=kb.pk).vector_index
-
-
-def _vector_of(text):
-    from memories import embeddings
-
-    return embeddings.embed([text])[0]
