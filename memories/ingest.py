@@ -131,52 +131,53 @@ class CursorMoved(Exception):
     """Another job already processed these turns; this job's result is discarded."""
 
 
-# Up to this many live memories, near-duplicates are found exactly in memory (one read of the KB's
-# vectors and a matrix product) rather than by an index probe per new fact.
-EXACT_NEAR_DUPLICATES_MAX = 2000
-
-
 def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, indexed: bool) -> dict[int, int]:
-    """For each vector index, the id of a live memory at least ``threshold`` similar, in one query.
-    ``indexed``: the KB's memories are in the vector index (else they are all compared, exactly)."""
+    """For each vector index, the id of the most similar live memory at least ``threshold`` similar.
+
+    Memories outside the vector index (all of a small KB's; in a large one, those written outside ingest
+    until their embedding job moves them in) are compared exactly, in memory; with ``indexed``, the KB's
+    memories in the index are probed through it, one query for all the vectors."""
     if not vectors:
         return {}
+    best: dict[int, tuple[float, int]] = {}  # vector index -> (similarity, memory id)
     with bulk.vector_cursor(binary_results=True) as cursor:
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
-               WHERE kb_id = %s AND valid_to IS NULL AND embedding IS NOT NULL LIMIT %s""",
-            [kb_id, EXACT_NEAR_DUPLICATES_MAX + 1 if indexed else None],
+               WHERE kb_id = %s AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
+            [kb_id],
             binary=True,  # parsing 384 floats of text per row cost more than the query
         )
         rows = cursor.fetchall()
-    if len(rows) <= EXACT_NEAR_DUPLICATES_MAX or not indexed:
-        if not rows:
-            return {}
+    if rows:
         new = np.asarray(vectors, dtype=np.float32)
         old = np.stack([v.to_numpy() for _, v in rows]).astype(np.float32)
         # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
         new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
         old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
         similarity = new @ old.T
-        best = similarity.argmax(axis=1)
-        return {i: rows[j][0] for i, j in enumerate(best) if similarity[i, j] >= threshold}
-    with bulk.vector_cursor() as cursor:
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute(
-            """
-            SELECT q.idx, nn.id, nn.distance
-            FROM unnest(%s::int[], %s::vector[]) AS q(idx, v)
-            CROSS JOIN LATERAL (
-                SELECT m.id, m.embedding <=> q.v AS distance
-                FROM memories_memory m
-                WHERE m.kb_id = %s AND m.valid_to IS NULL AND m.embedding IS NOT NULL AND m.in_vector_index
-                ORDER BY m.embedding <=> q.v
-                LIMIT 1
-            ) nn
-            """,
-            [list(range(len(vectors))), vectors, kb_id],
-        )
-        return {idx: pk for idx, pk, distance in cursor.fetchall() if distance <= 1 - threshold}
+        for i, j in enumerate(similarity.argmax(axis=1)):
+            best[i] = (float(similarity[i, j]), rows[j][0])
+    if indexed:
+        with bulk.vector_cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                """
+                SELECT q.idx, nn.id, nn.distance
+                FROM unnest(%s::int[], %s::vector[]) AS q(idx, v)
+                CROSS JOIN LATERAL (
+                    SELECT m.id, m.embedding <=> q.v AS distance
+                    FROM memories_memory m
+                    WHERE m.kb_id = %s AND m.in_vector_index AND m.valid_to IS NULL AND m.embedding IS NOT NULL
+                    ORDER BY m.embedding <=> q.v
+                    LIMIT 1
+                ) nn
+                """,
+                [list(range(len(vectors))), vectors, kb_id],
+            )
+            for i, pk, distance in cursor.fetchall():
+                if i not in best or 1 - distance > best[i][0]:
+                    best[i] = (1 - distance, pk)
+    return {i: pk for i, (similarity, pk) in best.items() if similarity >= threshold}
 
 
 def _upsert_entities(kb: KnowledgeBase, names: set[str]) -> dict[str, Entity]:

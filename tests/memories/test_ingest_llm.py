@@ -109,12 +109,11 @@ def test_duplicates_are_not_stored_twice(api, kb, fake_llm):
     assert JobRun.objects.order_by("id").last().facts_skipped == 2
 
 
-@pytest.mark.parametrize("exact_up_to", [2000, 0], ids=["exact-small-kb", "hnsw-index"])
-def test_near_duplicates_are_not_stored_twice(api, kb, fake_llm, settings, monkeypatch, exact_up_to):
+@pytest.mark.parametrize("indexed", [False, True], ids=["exact-small-kb", "hnsw-index"])
+def test_near_duplicates_are_not_stored_twice(api, kb, fake_llm, settings, indexed):
     """A fact whose embedding is nearly identical to a live one is a duplicate, found exactly in a small KB
     and through the vector index in a large one."""
-    monkeypatch.setattr(ingest, "EXACT_NEAR_DUPLICATES_MAX", exact_up_to)
-    if not exact_up_to:
+    if indexed:
         settings.VECTOR_INDEX_MIN_MEMORIES = 1  # the KB is in the vector index after its first memory
     settings.NEAR_DUPLICATE_SIMILARITY = 0.9
     fake_llm.reply_json(add("Alice owns a red bicycle."))

@@ -3,6 +3,8 @@ VECTOR_INDEX_MIN_MEMORIES moves into it, and recall finds memories on both sides
 
 from __future__ import annotations
 
+from django_q.models import OrmQ
+
 from memories import embeddings, services
 from memories.models import KnowledgeBase, Memory
 from tests.conftest import run_queued_tasks
@@ -97,3 +99,17 @@ def test_a_kb_below_the_line_is_not_moved(kb, settings):
     Memory.objects.create(kb=kb, text="Alice lives in Berlin.")
     assert services.kb_vector_index_if_due(kb=kb) == 2
     assert KnowledgeBase.objects.get(pk=kb.pk).vector_index
+
+
+def test_near_duplicates_of_an_indexed_kb_are_found_on_both_sides_of_the_index(api, kb, settings):
+    """Ingest in a KB in the vector index skips a fact nearly identical to a memory still outside the index (written
+    by memory_add, its embedding job not yet run) as well as one nearly identical to an indexed memory."""
+    settings.VECTOR_INDEX_MIN_MEMORIES = 2
+    post(api, TWO_TURNS)
+    kb.refresh_from_db()
+    assert kb.vector_index
+    added, _ = services.memory_add(kb=kb, text="Caroline: I'm allergic to peanuts.")
+    OrmQ.objects.all().delete()  # its embedding job, which would move it into the index, has not run yet
+    Memory.objects.filter(pk=added.pk).update(embedding=embeddings.embed([added.text])[0])
+    post(api, [turn("t3", "I am allergic to peanuts."), turn("t4", "I adopted a golden-retriever puppy last spring.")])
+    assert len(in_index(kb)) == 3  # both new facts were near-duplicates
