@@ -205,6 +205,31 @@ def test_jobs_sharing_a_backlog_each_claim_at_most_an_even_share(api, kb):
     assert (len(by_first), more) == (3, False)  # alone, a job takes all its chunk holds
 
 
+def test_while_other_kbs_wait_a_job_claims_its_share_of_all_the_waiting_turns(api, kb):
+    """The even share counts the free turns of the other KBs whose extraction is queued too: while they wait, the
+    other worker has work, and this job keeps its chunk large instead of halving it."""
+    from memories import ingest
+    from tests.factories import KnowledgeBaseFactory
+
+    _sessions(api, sessions=4, turns=4)
+    first = JobRun.objects.get()
+    other = KnowledgeBaseFactory(bot=kb.bot, name="other")
+    for s in range(4):
+        ingest.messages_receive(
+            kb=other,
+            session_id=f"o{s}",
+            messages=[{"external_id": f"o{s}t{t}", "content": HOBBIES[t], "role": "user"} for t in range(4)],
+        )
+    assert JobRun.objects.filter(kb=other, status="queued").exists()
+    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    assert (len(by_first), more) == (4, False)  # all 16 of its KB's turns: half of the 32 waiting
+    ingest._release(first, by_first)
+
+    JobRun.objects.filter(kb=other).update(status="running")  # the other worker took that KB: no longer waiting
+    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    assert (len(by_first), more) == (2, True)  # half of this KB's 16
+
+
 def test_a_single_worker_queues_no_helper_job(api, kb, settings):
     settings.EXTRACT_CHUNK_TURNS = 4
     settings.Q_CLUSTER = {**settings.Q_CLUSTER, "workers": 1}
