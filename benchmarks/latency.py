@@ -133,8 +133,8 @@ def run(reload: bool = False):
     from memories.models import Bot, KnowledgeBase, Memory
 
     with connection.cursor() as cursor:
-        # A migration that rebuilds the vector index over the million memories takes about an hour with
-        # this memory; with the server's default (64 MB) it takes many times longer.
+        # A migration that rebuilds the vector index over the million memories took 32 minutes with this
+        # memory; with the server's default (64 MB) it takes many times longer.
         cursor.execute("SET maintenance_work_mem = '1GB'")
         cursor.execute("SET max_parallel_maintenance_workers = 1")
     call_command("migrate", interactive=False, verbosity=0)
@@ -165,23 +165,32 @@ def run(reload: bool = False):
             requests.post(
                 f"{product.url}/api/v1/kbs/big/recall/", json={"query": q, "k": 10}, headers=headers, timeout=120
             )
-        latencies = []
-        for q in questions:
-            started = time.perf_counter()
-            response = requests.post(
-                f"{product.url}/api/v1/kbs/big/recall/",
-                json={"query": q, "k": 10, "budget_chars": 2000},
-                headers=headers,
-                timeout=60,
+        # The synthetic texts share no informative word with LoCoMo's questions under the full-text list's
+        # cap (their English words are in most memories), so the questions alone leave that list empty. The
+        # second set adds to each question two words of the texts' own vocabulary, of ranks 150 to 5,000
+        # (each in about 30 to 1,000 of the KB's memories), so that the full-text list ranks rows too.
+        rng = np.random.default_rng(11)
+        vocab = _vocabulary(np.random.default_rng(7))  # the vocabulary _load drew the texts from
+        worded = [f"{q} {' '.join(rng.choice(vocab[150:5000], size=2))}" for q in questions]
+        for label, queries in (("LoCoMo questions", questions), ("questions + 2 words of the texts", worded)):
+            latencies = []
+            for q in queries:
+                started = time.perf_counter()
+                response = requests.post(
+                    f"{product.url}/api/v1/kbs/big/recall/",
+                    json={"query": q, "k": 10, "budget_chars": 2000},
+                    headers=headers,
+                    timeout=60,
+                )
+                latencies.append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, response.text
+            latencies.sort()
+            print(
+                f"recall through the HTTP API, {in_kb:,} memories in the KB, {total:,} in the database, "
+                f"{len(latencies)} {label}: p50 {statistics.median(latencies):.1f} ms, "
+                f"p95 {latencies[int(len(latencies) * 0.95)]:.1f} ms, max {latencies[-1]:.1f} ms "
+                "(target p95 < 50 ms)"
             )
-            latencies.append((time.perf_counter() - started) * 1000)
-            assert response.status_code == 200, response.text
-        latencies.sort()
-        print(
-            f"recall through the HTTP API, {in_kb:,} memories in the KB, {total:,} in the database, "
-            f"{len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, "
-            f"p95 {latencies[int(len(latencies) * 0.95)]:.1f} ms, max {latencies[-1]:.1f} ms (target p95 < 50 ms)"
-        )
     finally:
         product.stop()
 
