@@ -362,12 +362,25 @@ def _claim_batches(
     last turns are still split between the workers rather than left to one running alone."""
     now = timezone.now()
     free = Q(claimed_until__isnull=True) | Q(claimed_until__lt=now) | Q(claimed_by=job)
-    rows = list(_free_sessions(Q(kb=kb), free, exclude))
+    rows = list(
+        Message.objects.filter(kb=kb, id__gt=F("session__extracted_through"))
+        .exclude(session_id__in=exclude)
+        .filter(session__in=Session.objects.filter(free))
+        .values("session_id")
+        .annotate(turns=Count("id"), first=Min("id"))
+        .order_by("first")
+    )
     until = now + timedelta(seconds=settings.Q_CLUSTER["timeout"])
     if sharers > 1:
         queued = JobRun.objects.filter(kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED).exclude(kb=kb)
-        waiting = rows + list(_free_sessions(Q(kb__in=queued.values("kb_id")), free, set()))
-        free_turns = sum(min(row["turns"], settings.EXTRACT_BATCH_TURNS) for row in waiting)
+        # Counted only as far as could change the share: a long backlog is not read on every claim.
+        elsewhere = (
+            Message.objects.filter(kb__in=queued.values("kb_id"), id__gt=F("session__extracted_through"))
+            .filter(session__in=Session.objects.filter(free))
+            .values("id")[: budget * sharers]
+            .count()
+        )
+        free_turns = elsewhere + sum(min(row["turns"], settings.EXTRACT_BATCH_TURNS) for row in rows)
         budget = min(budget, -(-free_turns // sharers))
     claimed: list[int] = []
     taken = 0
@@ -378,19 +391,6 @@ def _claim_batches(
             claimed.append(row["session_id"])
             taken += min(row["turns"], settings.EXTRACT_BATCH_TURNS)
     return claimed, False
-
-
-def _free_sessions(where: Q, free: Q, exclude: set[int]):
-    """Sessions (matching ``where``, unclaimed per ``free``) with turns past their cursors: their id, how many
-    such turns, and the first one's id, oldest first."""
-    return (
-        Message.objects.filter(where, id__gt=F("session__extracted_through"))
-        .exclude(session_id__in=exclude)
-        .filter(session__in=Session.objects.filter(free))
-        .values("session_id")
-        .annotate(turns=Count("id"), first=Min("id"))
-        .order_by("first")
-    )
 
 
 def _release(job: JobRun, session_ids: list[int]) -> None:
