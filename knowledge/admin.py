@@ -109,8 +109,12 @@ class DocumentAdmin(admin.ModelAdmin):
         pass  # chunks are written by the indexer, not by the inline
 
     def delete_model(self, request, obj):
-        services.document_delete(document=obj)
-        obj.delete()
+        # Like the API: a present document leaves the index and the disk but stays listed as deleted (filter
+        # "present: Deleted"); deleting it again removes the record.
+        if obj.deleted_at is None:
+            services.document_delete(document=obj)
+        else:
+            obj.delete()
 
     def delete_queryset(self, request, queryset):
         for document in queryset:

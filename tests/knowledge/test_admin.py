@@ -63,6 +63,22 @@ def test_reindex_action_queues_jobs(admin_client, kb):
     assert Document.objects.get(pk=document.pk).status == "done"
 
 
+def test_deleting_a_document_keeps_its_record_until_deleted_again(admin_client, kb):
+    """As through the API, deleting removes the file and the chunks and keeps the record, listed as deleted;
+    deleting the deleted record removes it."""
+    document, _ = services.document_write(kb=kb, slug="faq", content="# FAQ\n\nOpen 9 to 5.\n")
+    delete_url = reverse("admin:knowledge_document_delete", args=[document.pk])
+    assert admin_client.post(delete_url, {"post": "yes"}).status_code == 302
+    document.refresh_from_db()
+    assert document.deleted_at is not None and not document.chunks.exists()
+    assert not files.document_path(kb, "faq").exists()
+    listed = admin_client.get(reverse("admin:knowledge_document_changelist") + "?present=no").content.decode()
+    assert "faq" in listed
+
+    assert admin_client.post(delete_url, {"post": "yes"}).status_code == 302
+    assert not Document.objects.filter(pk=document.pk).exists()
+
+
 def test_upload_form_takes_several_files_and_reports_their_status(admin_client, kb):
     """Several files in one post; the status page refreshes itself while any is pending and stops when done."""
     response = admin_client.post(
