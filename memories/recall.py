@@ -283,17 +283,18 @@ def _vector_ranked(
     """The ``limit`` rows nearest ``vector``. Memories of KBs outside the vector index (small KBs, and those
     not yet moved in) are compared exactly; the index is searched only when ``indexed``, i.e. when a KB in
     scope has outgrown exact search. Insights are always searched through their index."""
-    rows: list[tuple[int, float]] = []
-    memories = table == "memories_memory"
     with connection.cursor() as cursor:
-        if memories:
+        if table == "memories_memory":
             cursor.execute(
                 _nearest_sql(table, f"NOT memories_memory.in_vector_index AND {scope}"),
                 [vector, *params, vector, limit],
             )
             rows = cursor.fetchall()
-        if indexed or not memories:
-            rows += _index_ranked(cursor, table, vector, scope, params, limit, kb_ids)
+            if indexed:
+                index_scope = f"memories_memory.in_vector_index AND {scope}"  # the rows the partial index holds
+                rows += _index_ranked(cursor, table, vector, index_scope, params, limit, kb_ids)
+        else:
+            rows = _index_ranked(cursor, table, vector, scope, params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]
     # A distant vector neighbour is not a match: it only shows the KB has nothing closer.
     return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
@@ -310,8 +311,8 @@ def _nearest_sql(table: str, where: str) -> str:
 
 
 def _index_ranked(cursor, table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int]):
-    """The HNSW index's nearest rows in scope (for memories, only those in the index, which it holds)."""
-    sql = _nearest_sql(table, f"memories_memory.in_vector_index AND {scope}" if table == "memories_memory" else scope)
+    """The HNSW index's nearest rows in scope."""
+    sql = _nearest_sql(table, scope)
     bound = _scan_tuples(table, kb_ids, limit)
     # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
     # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.
