@@ -33,6 +33,9 @@ def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict
     }
     os.environ.update(env)
     os.environ.pop("DATABASE_URL", None)
+    from kbsite import boot
+
+    boot.prepare()
     import django
 
     django.setup()

@@ -1,8 +1,8 @@
 """ASGI entry point."""
 
-import os
-
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kbsite.settings")
+from kbsite import boot
+
+boot.prepare()
 application = get_asgi_application()

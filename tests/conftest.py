@@ -154,7 +154,7 @@ def _database_url() -> str:
 @pytest.fixture
 def qcluster(settings):
     """The real `manage.py qcluster` against the test database, stopped (and its log printed) afterwards."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
     env.update(
         {
             "DATABASE_URL": _database_url(),

@@ -7,7 +7,6 @@ interrupted. Both share the embedded PostgreSQL server this process holds.
 
 from __future__ import annotations
 
-import os
 import secrets
 import signal
 import subprocess
@@ -27,8 +26,8 @@ class Command(BaseCommand):
     help = "Run the web server and the background workers together."
 
     def add_arguments(self, parser):
-        parser.add_argument("--bind", default=os.environ.get("BIND", "127.0.0.1:8000"))
-        parser.add_argument("--web-workers", type=int, default=int(os.environ.get("WEB_WORKERS", "2")))
+        parser.add_argument("--bind", default=settings.BIND)
+        parser.add_argument("--web-workers", type=int, default=settings.WEB_WORKERS)
         parser.add_argument("--no-worker", action="store_true", help="Web only (run qcluster elsewhere).")
 
     def handle(self, *args, bind: str, web_workers: int, no_worker: bool, **options):
@@ -106,14 +105,14 @@ class Command(BaseCommand):
     def _ensure_admin(self) -> str:
         """The operator login; its password lives in var/admin-password unless ADMIN_PASSWORD is set."""
         password_file = settings.VAR_DIR / "admin-password"
-        password = os.environ.get("ADMIN_PASSWORD") or (
+        password = settings.ADMIN_PASSWORD or (
             password_file.read_text().strip() if password_file.exists() else secrets.token_urlsafe(12)
         )
         User = get_user_model()
         user = User.objects.filter(username="admin").first()
         if user is None:
             User.objects.create_superuser("admin", "admin@localhost", password)
-            if not os.environ.get("ADMIN_PASSWORD"):
+            if not settings.ADMIN_PASSWORD:
                 password_file.write_text(password)
                 password_file.chmod(0o600)
         elif not user.check_password(password):

@@ -1,0 +1,33 @@
+"""The LLM (any OpenAI-compatible endpoint; none = offline mode) and the embedding model."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from kbsite.env import env_float, env_int, env_str
+from kbsite.settings.jobs import WORKERS
+
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_API_KEY = env_str("LLM_API_KEY")
+LLM_MODEL = env_str("LLM_MODEL")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
+LLM_RETRY_BACKOFF_SECONDS = env_float("LLM_RETRY_BACKOFF_SECONDS", 2.0)
+# Optional multimodal models for inbox images and audio (else those files fail with a clear reason).
+LLM_VISION_MODEL = env_str("LLM_VISION_MODEL")
+LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
+
+EMBEDDING_BACKEND = env_str("EMBEDDING_BACKEND", "local")
+if EMBEDDING_BACKEND not in {"local", "openai"}:
+    raise ImproperlyConfigured(f"EMBEDDING_BACKEND must be 'local' or 'openai', got {EMBEDDING_BACKEND!r}")
+EMBEDDING_BASE_URL = env_str("EMBEDDING_BASE_URL") or LLM_BASE_URL
+EMBEDDING_API_KEY = env_str("EMBEDDING_API_KEY") or LLM_API_KEY
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+# The vector columns are created with this many dimensions; an OpenAI-compatible
+# model must be asked for (or natively produce) the same number.
+EMBEDDING_DIMENSIONS = 384
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
+# CPU threads for the local model in each process; by default the cores are shared among the job workers.
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // WORKERS), minimum=1)

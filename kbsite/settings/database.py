@@ -1,0 +1,25 @@
+"""The database: an external PostgreSQL with pgvector (DATABASE_URL), or the embedded server under var/."""
+
+from __future__ import annotations
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from kbsite.env import env_int, env_str
+
+# kbsite.boot starts (or reuses) the embedded server when DATABASE_URL is empty, and says where it is in
+# KBSITE_EMBEDDED_DATABASE_URL.
+EMBEDDED_DATABASE = not env_str("DATABASE_URL")
+DATABASE_URL = env_str("DATABASE_URL") or env_str("KBSITE_EMBEDDED_DATABASE_URL")
+if not DATABASE_URL:
+    raise ImproperlyConfigured(
+        "DATABASE_URL is empty and no embedded database was started: set DATABASE_URL, or start kbsite through "
+        "manage.py, kbsite.wsgi or kbsite.asgi, which start the embedded server under var/pgdata."
+    )
+
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# A unix-socket URL (?host=/path) arrives as an option; Django expects it as HOST.
+if "host" in DATABASES["default"].get("OPTIONS", {}):
+    DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

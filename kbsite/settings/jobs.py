@@ -1,0 +1,24 @@
+"""Background jobs: django-q2 on the ORM broker, and how long and how often a job may run."""
+
+from __future__ import annotations
+
+from kbsite.env import env_int
+
+WORKERS = env_int("WORKERS", 2, minimum=1)
+JOB_TIMEOUT_SECONDS = env_int("JOB_TIMEOUT_SECONDS", 600, minimum=10)
+
+# timeout < retry so a task is never picked up twice while still running;
+# max_attempts is finite so a poisoned task ends up as a visible failure.
+Q_CLUSTER = {
+    "name": "kbsite",
+    "orm": "default",
+    "workers": WORKERS,
+    "timeout": JOB_TIMEOUT_SECONDS,
+    "retry": JOB_TIMEOUT_SECONDS + 60,
+    "max_attempts": env_int("JOB_MAX_ATTEMPTS", 3, minimum=1),
+    "poll": 0.25,  # seconds an idle worker cluster waits between looks at the queue
+    "catch_up": False,
+    "ack_failures": True,
+    "save_limit": 1000,
+    "label": "Background jobs",
+}
