@@ -117,7 +117,7 @@ class Product:
 
 
 def make_bot(name: str = "bench") -> str:
-    from memories.models import Bot
+    from kbsite.models import Bot
 
     bot, _ = Bot.objects.get_or_create(name=name)
     return bot.issue_key()[1]
@@ -200,7 +200,7 @@ def wait_until_processed(timeout: float = 3600) -> None:
 
 
 def failed_jobs() -> int:
-    from memories.models import JobRun
+    from kbsite.models import JobRun
 
     return JobRun.objects.filter(status="failed").count()
 

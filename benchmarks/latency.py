@@ -130,7 +130,8 @@ def run(reload: bool = False):
     from django.core.management import call_command
     from django.db import connection
 
-    from memories.models import Bot, KnowledgeBase, Memory
+    from kbsite.models import Bot, KnowledgeBase
+    from memories.models import Memory
 
     with connection.cursor() as cursor:
         # A migration that rebuilds the vector index over the million memories took 32 minutes with this

@@ -22,9 +22,10 @@ from django.utils.text import slugify
 from django_q.tasks import async_task
 from pydantic import BaseModel, Field, ValidationError
 
+from kbsite.models import JobRun, Mode
 from memories import embeddings, llm
 from memories.extraction import content_words, entities_guess, is_salient, topics_guess
-from memories.models import JobRun, Message, Mode, Session
+from memories.models import Message, Session
 
 from .models import Document
 from .services import Indexing, document_index, index_prepare
@@ -61,14 +62,16 @@ def archive_due(*, session: Session, unarchived: int | None = None) -> JobRun | 
 
 
 def enqueue_archive(*, session: Session, keep: int) -> JobRun:
-    waiting = JobRun.objects.filter(
-        kind=JobRun.Kind.ARCHIVE, target=str(session.pk), status=JobRun.Status.QUEUED
-    ).first()
+    waiting = JobRun.objects.filter(kind=JobRun.Kind.ARCHIVE, object_id=session.pk, status=JobRun.Status.QUEUED).first()
     if waiting:
         return waiting
     with transaction.atomic():
         job = JobRun.objects.create(
-            kb_id=session.kb_id, kind=JobRun.Kind.ARCHIVE, target=str(session.pk), detail={"keep": keep}
+            kb_id=session.kb_id,
+            kind=JobRun.Kind.ARCHIVE,
+            object=session,
+            target=session.external_id,
+            detail={"keep": keep},
         )
         transaction.on_commit(lambda: async_task("knowledge.tasks.archive_session", job.pk, group=f"kb-{job.kb_id}"))
     return job
@@ -76,7 +79,7 @@ def enqueue_archive(*, session: Session, keep: int) -> JobRun:
 
 def session_archive(*, job: JobRun) -> JobRun:
     """Summarise the session's unarchived turns (but the newest ``keep``) into a conversation document."""
-    session = Session.objects.select_related("kb__bot").filter(pk=int(job.target)).first()
+    session = Session.objects.select_related("kb__bot").filter(pk=job.object_id).first()
     if session is None:
         job.finish(status=JobRun.Status.SKIPPED, error="the session was deleted")
         return job

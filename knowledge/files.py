@@ -14,7 +14,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from memories.models import KnowledgeBase
+from kbsite.models import KnowledgeBase
 
 from .models import SLUG_RE
 

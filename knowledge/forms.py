@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from memories.models import KnowledgeBase
+from kbsite.models import KnowledgeBase
 
 from . import files, services
 from .models import Document

@@ -11,7 +11,8 @@ from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform
 from pgvector.django import HnswIndex, VectorField
 
-from memories.models import FTS_CONFIG, KnowledgeBase
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import KnowledgeBase
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}[a-z0-9]$"
 

@@ -8,8 +8,9 @@ from collections import defaultdict
 from django.conf import settings
 from django.db import transaction
 
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import KnowledgeBase
 from memories import bulk, embeddings
-from memories.models import FTS_CONFIG, KnowledgeBase
 from memories.recall import text_query
 
 CANDIDATES = 50

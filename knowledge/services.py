@@ -23,9 +23,10 @@ from django.utils import timezone
 from django.utils.text import slugify
 from django_q.tasks import async_task
 
+from kbsite.models import JobRun, KnowledgeBase
 from memories import bulk, defence, embeddings, splitting
 from memories.ingest import enqueue_item_ingest
-from memories.models import IngestItem, JobRun, KnowledgeBase, Memory
+from memories.models import IngestItem, Memory
 
 from . import files
 from .extractors import TEXT_TYPES, ExtractionFailed, extract_text
@@ -332,14 +333,16 @@ def enqueue_document(*, document: Document) -> JobRun:
     """Queue (re-)indexing of a document in the background."""
     with transaction.atomic():
         Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING, error="")
-        job = JobRun.objects.create(kb_id=document.kb_id, kind=JobRun.Kind.DOCUMENT, target=str(document.pk))
+        job = JobRun.objects.create(
+            kb_id=document.kb_id, kind=JobRun.Kind.DOCUMENT, object=document, target=document.slug
+        )
         transaction.on_commit(lambda: async_task("knowledge.tasks.process_document", job.pk, group=f"kb-{job.kb_id}"))
     return job
 
 
 def document_process(*, job: JobRun) -> JobRun:
     """Extract (uploads), chunk, embed and index one document; a failure is recorded on both rows."""
-    document = Document.objects.select_related("kb__bot").filter(pk=int(job.target), deleted_at__isnull=True).first()
+    document = Document.objects.select_related("kb__bot").filter(pk=job.object_id, deleted_at__isnull=True).first()
     if document is None:
         job.finish(status=JobRun.Status.SKIPPED, error="the document was deleted")
         return job

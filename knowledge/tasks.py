@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memories.models import JobRun
+from kbsite.models import JobRun
 from memories.tasks import job_run
 
 from . import archive, services

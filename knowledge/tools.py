@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 
+from kbsite.models import Bot, KnowledgeBase
 from memories import recall
-from memories.models import Bot, KnowledgeBase, Memory
+from memories.models import Memory
 from memories.services import memory_add
 
 from . import files, services

@@ -8,20 +8,9 @@ from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from kbsite.models import ApiKey, Bot, JobRun, KnowledgeBase
 from memories import selectors
-from memories.models import (
-    ApiKey,
-    Bot,
-    Consolidation,
-    Edge,
-    Entity,
-    IngestItem,
-    JobRun,
-    KnowledgeBase,
-    Memory,
-    Message,
-    Session,
-)
+from memories.models import Consolidation, Edge, Entity, IngestItem, Memory, Message, Session
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -115,7 +104,6 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     ]
     list_filter = ["always_on", "is_active", "bot"]
     search_fields = ["name", "bot__name", "description"]
-    change_list_template = "admin/memories/knowledgebase/change_list.html"
     actions = ["consolidate_now"]
 
     @admin.action(description="Consolidate now (queue a consolidation run)")
@@ -140,7 +128,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         from django.urls import path
 
         return [
-            path("recall/", self.admin_site.admin_view(self.recall_console), name="memories_knowledgebase_recall"),
+            path("recall/", self.admin_site.admin_view(self.recall_console), name="kbsite_knowledgebase_recall"),
             *super().get_urls(),
         ]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kbsite.models import KnowledgeBase
 from memories import llm
 from memories.extraction import SENTENCE, content_words
-from memories.models import KnowledgeBase
 from memories.recall import Hit, recall
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.

@@ -16,9 +16,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import bulk, embeddings, llm
 from memories.defence import screen_many
-from memories.models import Consolidation, JobRun, KnowledgeBase, Memory, Mode
+from memories.models import Consolidation, Memory
 
 logger = logging.getLogger(__name__)
 

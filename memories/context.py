@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from kbsite.models import Bot, KnowledgeBase
 from memories import bulk, embeddings, llm
-from memories.models import Bot, KnowledgeBase, Memory
+from memories.models import Memory
 from memories.recall import Hit, recall
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import django_filters
 from django.contrib.postgres.search import SearchQuery
 
-from memories.models import FTS_CONFIG, Memory
+from kbsite.ai.fulltext import FTS_CONFIG
+from memories.models import Memory
 
 
 class StrictBooleanFilter(django_filters.TypedChoiceFilter):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memories.models import KnowledgeBase
+from kbsite.models import KnowledgeBase
 
 
 class RecallConsoleForm(forms.Form):

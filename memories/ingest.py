@@ -25,22 +25,12 @@ from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import bulk, embeddings, llm, services, splitting
 from memories.defence import screen_many
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
-from memories.models import (
-    FTS_CONFIG,
-    Edge,
-    Entity,
-    IngestItem,
-    JobRun,
-    KnowledgeBase,
-    Memory,
-    Message,
-    Mode,
-    Session,
-    text_hash,
-)
+from memories.models import Edge, Entity, IngestItem, Memory, Message, Session, text_hash
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +100,7 @@ def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
 
 def enqueue_item_ingest(*, item: IngestItem) -> JobRun:
     kind = JobRun.Kind.INGEST_FILE if item.kind == IngestItem.Kind.FILE else JobRun.Kind.INGEST_TEXT
-    job = JobRun.objects.create(kb=item.kb, kind=kind, ingest_item=item, target=item.file_name or item.source)
+    job = JobRun.objects.create(kb=item.kb, kind=kind, object=item, target=item.file_name or item.source)
     transaction.on_commit(lambda: async_task("memories.tasks.ingest_item", job.pk, group=f"kb-{item.kb_id}"))
     return job
 
@@ -499,7 +489,7 @@ def _mode() -> str:
 
 def item_ingest(*, job: JobRun) -> JobRun:
     """Ingest a text or file item, resuming after the segments already applied."""
-    item = job.ingest_item
+    item = job.object
     kb = item.kb
     job.start()
     chunk_ids: list[int] = []
@@ -625,8 +615,8 @@ def inbox_file_ingest(*, job: JobRun) -> JobRun:
     item = IngestItem.objects.create(
         kb=kb, kind=IngestItem.Kind.FILE, file_name=name, source=f"inbox:{name}", text=text
     )
-    job.ingest_item = item
-    job.save(update_fields=["ingest_item"])
+    job.object = item
+    job.save(update_fields=["object_type", "object_id"])
     item_ingest(job=job)
     if job.status == JobRun.Status.SUCCEEDED:
         kb.processed_dir.mkdir(parents=True, exist_ok=True)
@@ -659,9 +649,9 @@ def job_retry(*, job: JobRun) -> JobRun | None:
     with transaction.atomic():
         if job.kind == JobRun.Kind.INGEST_MESSAGES:
             new = enqueue_extract(kb=job.kb)
-        elif job.ingest_item_id and job.ingest_item.kind in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
-            IngestItem.objects.filter(pk=job.ingest_item_id).update(status=IngestItem.Status.PENDING, error="")
-            new = enqueue_item_ingest(item=job.ingest_item)
+        elif isinstance(job.object, IngestItem) and job.object.kind in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
+            IngestItem.objects.filter(pk=job.object_id).update(status=IngestItem.Status.PENDING, error="")
+            new = enqueue_item_ingest(item=job.object)
         elif job.kind == JobRun.Kind.INGEST_FILE:
             new = _file_retry(job)
         else:

@@ -25,8 +25,10 @@ import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import KnowledgeBase
 from memories import bulk, embeddings
-from memories.models import FTS_CONFIG, Consolidation, Edge, KnowledgeBase, Memory
+from memories.models import Consolidation, Edge, Memory
 
 FTS_WEIGHT = 3.0
 VECTOR_WEIGHT = 3.0

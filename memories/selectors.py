@@ -6,7 +6,8 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Valu
 from django.db.models.functions import Coalesce
 from rest_framework.exceptions import NotFound
 
-from memories.models import Bot, Consolidation, JobRun, KnowledgeBase, Memory, Message, Mode
+from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
+from memories.models import Consolidation, Memory, Message
 
 
 def _count(queryset, field: str = "kb"):

@@ -7,8 +7,9 @@ import logging
 from django.conf import settings
 from django.db import connection, transaction
 
+from kbsite.models import KnowledgeBase, Mode
 from memories import embeddings
-from memories.models import Consolidation, Entity, KnowledgeBase, Memory, Mode, TermStat, text_hash
+from memories.models import Consolidation, Entity, Memory, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django_q.signals import post_spawn
 
-from memories.models import KnowledgeBase
+from kbsite.models import KnowledgeBase
 
 logger = logging.getLogger(__name__)
 

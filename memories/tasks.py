@@ -8,8 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 from django_q.tasks import async_task
 
+from kbsite.models import JobRun, KnowledgeBase
 from memories import consolidation, ingest, services
-from memories.models import JobRun, KnowledgeBase
 
 
 def job_run(job_id: int, kinds: tuple[str, ...], work: Callable[[JobRun], JobRun]) -> str | None:
@@ -18,7 +18,7 @@ def job_run(job_id: int, kinds: tuple[str, ...], work: Callable[[JobRun], JobRun
     An unexpected error (a bug, not a provider failure) still marks the run failed with its error, so an
     operator sees it among the failed jobs and can retry it, before django-q records the task as failed.
     """
-    job = JobRun.objects.select_related("kb__bot", "ingest_item__kb__bot").filter(pk=job_id).first()
+    job = JobRun.objects.select_related("kb__bot").filter(pk=job_id).first()
     # RUNNING: django-q re-delivers a task whose worker died; the cursor guard makes a re-run safe.
     if job is None or job.status not in (JobRun.Status.QUEUED, JobRun.Status.RUNNING) or job.kind not in kinds:
         return None

@@ -142,8 +142,9 @@ def run_queued_tasks() -> int:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
+def database_url(name: str | None = None) -> str:
+    """URL of the test database (or of database ``name`` on the same server), for processes of their own."""
+    db = {**connection.settings_dict, **({"NAME": name} if name else {})}
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ":"
     port = f":{db['PORT']}" if db.get("PORT") else ""
     if str(db.get("HOST", "")).startswith("/"):
@@ -157,7 +158,7 @@ def qcluster(settings):
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
     env.update(
         {
-            "DATABASE_URL": _database_url(),
+            "DATABASE_URL": database_url(),
             "KBSITE_DATA_DIR": str(settings.KBSITE_DATA_DIR),
             "LLM_BASE_URL": settings.LLM_BASE_URL,
             "LLM_MODEL": settings.LLM_MODEL,

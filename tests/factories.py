@@ -5,7 +5,8 @@ from __future__ import annotations
 import factory
 from django.utils import timezone
 
-from memories.models import Bot, Consolidation, KnowledgeBase, Memory, Message, Session
+from kbsite.models import Bot, KnowledgeBase
+from memories.models import Consolidation, Memory, Message, Session
 
 
 class BotFactory(factory.django.DjangoModelFactory):

@@ -61,30 +61,3 @@ def test_memories_are_never_deleted_by_retirement():
     assert list(Memory.objects.retired()) == [old]
     old.refresh_from_db()
     assert old.superseded_by == new and old.valid_to is not None
-
-
-@pytest.mark.django_db(transaction=True)
-def test_migrations_go_back_and_forward_again(caplog):
-    """Migrating back (here to before the vector-index split) and forward again works with KBs present; the
-    schedule sync after a partial migrate waits for the full one rather than reading half-migrated tables."""
-    from django.core.management import call_command
-    from django_q.models import Schedule
-
-    from memories.consolidation import schedule_name
-    from tests.factories import KnowledgeBaseFactory
-
-    kb = KnowledgeBaseFactory()
-    with caplog.at_level("INFO", logger="memories.schedules"):
-        call_command("migrate", "memories", "0007", verbosity=0)
-    assert "not at its latest migrations" in caplog.text
-    assert "vector_index" not in _columns("memories_knowledgebase")
-    Schedule.objects.filter(name=schedule_name(kb)).delete()
-    call_command("migrate", verbosity=0)
-    assert "vector_index" in _columns("memories_knowledgebase")
-    assert Schedule.objects.filter(name=schedule_name(kb)).exists()  # synced again by the full migrate
-
-
-def _columns(table: str) -> set[str]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT column_name FROM information_schema.columns WHERE table_name = %s", [table])
-        return {row[0] for row in cursor.fetchall()}

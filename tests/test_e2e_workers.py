@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from memories.models import Consolidation, JobRun, Memory
+from kbsite.models import JobRun
+from memories.models import Consolidation, Memory
 from memories.schedules import ensure_schedules
 from tests.conftest import wait_for
 

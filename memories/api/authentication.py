@@ -8,7 +8,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
-from memories.models import ApiKey
+from kbsite.models import ApiKey
 
 # last_used_at is informational; write it at most this often per key.
 LAST_USED_RESOLUTION = timedelta(minutes=1)

@@ -6,8 +6,9 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from kbsite.models import KnowledgeBase
 from memories import llm
-from memories.models import Consolidation, KnowledgeBase, Memory, Message
+from memories.models import Consolidation, Memory, Message
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):

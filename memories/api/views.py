@@ -10,6 +10,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kbsite.models import KnowledgeBase
 from memories import answers, consolidation, context, ingest, recall, selectors, services
 from memories.api.serializers import (
     AskInSerializer,
@@ -31,7 +32,7 @@ from memories.api.serializers import (
     RetireSerializer,
 )
 from memories.filtersets import MemoryFilterSet
-from memories.models import Consolidation, KnowledgeBase, Memory, Message
+from memories.models import Consolidation, Memory, Message
 
 KB_NAME = OpenApiParameter("kb_name", str, OpenApiParameter.PATH, description="Knowledge base name.")
 

@@ -7,10 +7,10 @@ import os
 
 import pytest
 
+from kbsite.models import JobRun
 from knowledge import files, services
 from knowledge.models import Chunk, Document
 from knowledge.tasks import sync_knowledge
-from memories.models import JobRun
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

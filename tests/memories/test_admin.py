@@ -8,23 +8,24 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from kbsite.models import JobRun
 from knowledge.models import Chunk, Document
-from memories.models import Edge, Entity, IngestItem, JobRun, Session
+from memories.models import Edge, Entity, IngestItem, Session
 from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
 
 pytestmark = pytest.mark.django_db
 
 CHANGELISTS = [
-    "memories_bot",
-    "memories_apikey",
-    "memories_knowledgebase",
+    "kbsite_bot",
+    "kbsite_apikey",
+    "kbsite_knowledgebase",
     "memories_session",
     "memories_message",
     "memories_memory",
     "memories_consolidation",
     "memories_entity",
     "memories_edge",
-    "memories_jobrun",
+    "kbsite_jobrun",
     "memories_ingestitem",
     "knowledge_document",
     "knowledge_chunk",
@@ -92,7 +93,7 @@ def test_change_pages_show_provenance_links_and_chunks(admin_client):
     assert "Alice is a cat person." in page
     assert "Alice owns seven cats." in _page(admin_client, "memories_consolidation", insight.pk)
     assert "Alice keeps seven cats at home." in _page(admin_client, "knowledge_document", document.pk)
-    assert str(kb.folder) in _page(admin_client, "memories_knowledgebase", kb.pk)
+    assert str(kb.folder) in _page(admin_client, "kbsite_knowledgebase", kb.pk)
 
 
 def test_session_page_shows_the_job_extracting_it_read_only(admin_client):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memories.models import KnowledgeBase
+from kbsite.models import KnowledgeBase
 from tests.factories import InsightFactory, MemoryFactory, MessageFactory, SessionFactory
 
 

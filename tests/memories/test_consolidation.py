@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 from django_q.models import Schedule
 
+from kbsite.models import JobRun
 from memories import consolidation
-from memories.models import Consolidation, JobRun, Memory
+from memories.models import Consolidation, Memory
 from memories.schedules import ensure_schedules
 from tests.conftest import run_queued_tasks
 from tests.factories import KnowledgeBaseFactory, MemoryFactory
@@ -157,7 +158,7 @@ def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three, tra
 
     a, b, _ = three
     response = admin_client.post(
-        reverse("admin:memories_knowledgebase_changelist"),
+        reverse("admin:kbsite_knowledgebase_changelist"),
         {"action": "consolidate_now", "_selected_action": [a.kb.pk]},
         follow=True,
     )

@@ -7,9 +7,10 @@ import time
 
 import pytest
 
+from kbsite.models import JobRun
 from knowledge.extractors import ExtractionFailed, extract_text
 from memories import ingest
-from memories.models import JobRun, Memory
+from memories.models import Memory
 from tests.conftest import run_queued_tasks
 from tests.documents import sample_files
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kbsite.models import JobRun
 from memories import ingest
-from memories.models import Edge, JobRun, Memory, Session
+from memories.models import Edge, Memory, Session
 from tests.conftest import run_queued_tasks
 
 

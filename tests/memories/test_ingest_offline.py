@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memories.models import IngestItem, JobRun, Memory, Message
+from kbsite.models import JobRun
+from memories.models import IngestItem, Memory, Message
 from tests.conftest import run_queued_tasks
 
 

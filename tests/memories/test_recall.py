@@ -220,8 +220,9 @@ def test_full_text_finds_a_rare_word_among_many_rows_of_a_common_one(kb):
 def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
     """A KB past TERM_STATS_MIN_MEMORIES keeps its word counts (refreshed by its ingest jobs when it has grown);
     recall reads them, still ranks by rarity, and still finds a word newer than the counts."""
+    from kbsite.models import KnowledgeBase
     from memories import services
-    from memories.models import KnowledgeBase, TermStat
+    from memories.models import TermStat
 
     monkeypatch.setattr(services, "TERM_STATS_MIN_MEMORIES", 20)
     Memory.objects.bulk_create(

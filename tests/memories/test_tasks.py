@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memories.models import JobRun
+from kbsite.models import JobRun
 from memories.tasks import job_run
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django_q.models import OrmQ
 
+from kbsite.models import KnowledgeBase
 from memories import embeddings, services
-from memories.models import KnowledgeBase, Memory
+from memories.models import Memory
 from tests.conftest import run_queued_tasks
 
 

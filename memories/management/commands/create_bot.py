@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from memories.models import Bot, KnowledgeBase, name_validator
+from kbsite.models import Bot, KnowledgeBase, name_validator
 
 
 class Command(BaseCommand):

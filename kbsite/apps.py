@@ -1,0 +1,8 @@
+"""The base app: bots, API keys, knowledge bases and job runs, and the plumbing both domain apps use."""
+
+from django.apps import AppConfig
+
+
+class KbsiteConfig(AppConfig):
+    name = "kbsite"
+    verbose_name = "Bots and jobs"

@@ -1,0 +1,246 @@
+"""The base models every domain uses: bots, their API keys and knowledge bases, and the run record of every job.
+
+They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
+an earlier release keeps its rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.contenttypes.fields import GenericForeignKey
+from django.contrib.contenttypes.models import ContentType
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.utils import timezone
+
+NAME_RE = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
+name_validator = RegexValidator(
+    NAME_RE,
+    "Use 1-64 lowercase letters, digits and hyphens, starting and ending with a letter or digit.",
+)
+
+
+class Mode(models.TextChoices):
+    """What produced a memory, an insight or a job's result."""
+
+    LLM = "llm", "LLM"
+    HEURISTIC = "heuristic", "Heuristic (offline)"
+    MANUAL = "manual", "Manual"
+
+
+class Bot(models.Model):
+    """A client application. Owns API keys and knowledge bases."""
+
+    name = models.CharField(max_length=64, unique=True, validators=[name_validator])
+    description = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "memories_bot"
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def issue_key(self, *, name: str = "default") -> tuple[ApiKey, str]:
+        """Create a new API key; returns the row and the plain key, which is never stored."""
+        plain = f"kb_{secrets.token_urlsafe(32)}"
+        key = ApiKey.objects.create(bot=self, name=name, prefix=plain[:10], hashed_key=ApiKey.hash(plain))
+        return key, plain
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(revoked_at__isnull=True, bot__is_active=True)
+
+
+class ApiKey(models.Model):
+    """A bot's API key, stored as a SHA-256 hash (keys are 256-bit random, so no slow hash is needed)."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, default="default")
+    prefix = models.CharField(max_length=16, help_text="First characters of the key, to recognise it.")
+    hashed_key = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    class Meta:
+        db_table = "memories_apikey"
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.bot})"
+
+    @staticmethod
+    def hash(plain: str) -> str:
+        return hashlib.sha256(plain.encode()).hexdigest()
+
+    def revoke(self) -> None:
+        self.revoked_at = timezone.now()
+        self.save(update_fields=["revoked_at"])
+
+
+class KnowledgeBaseQuerySet(models.QuerySet):
+    def for_bot(self, bot: Bot):
+        return self.filter(bot=bot)
+
+    def always_on(self):
+        return self.filter(always_on=True, is_active=True)
+
+
+class KnowledgeBaseManager(models.Manager.from_queryset(KnowledgeBaseQuerySet)):
+    def get_queryset(self):
+        # A KB is always named "<bot>/<kb>": fetch the bot with it, everywhere.
+        return super().get_queryset().select_related("bot")
+
+
+class KnowledgeBase(models.Model):
+    """A named memory + document store of one bot, with its own folders on disk."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="knowledge_bases")
+    name = models.CharField(max_length=64, validators=[name_validator])
+    description = models.TextField(blank=True)
+    always_on = models.BooleanField(
+        default=False,
+        help_text="Inject this KB's memory into every context request of the bot, and consolidate it on a schedule.",
+    )
+    consolidate_interval_minutes = models.PositiveIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
+    )
+    is_active = models.BooleanField(default=True)
+    # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
+    term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
+    vector_index = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its memories are searched through the approximate vector index (HNSW); a KB is searched exactly "
+        "until it outgrows VECTOR_INDEX_MIN_MEMORIES.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = KnowledgeBaseManager()
+
+    class Meta:
+        db_table = "memories_knowledgebase"
+        ordering = ["bot__name", "name"]
+        constraints = [models.UniqueConstraint(fields=["bot", "name"], name="unique_kb_name_per_bot")]
+        verbose_name = "knowledge base"
+
+    def __str__(self) -> str:
+        return f"{self.bot.name}/{self.name}"
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        self.ensure_folders()
+
+    def ensure_folders(self) -> None:
+        for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):
+            path.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def folder(self) -> Path:
+        """``<data dir>/<bot>/<kb>/``: both names are validated slugs, so no path tricks."""
+        return Path(settings.KBSITE_DATA_DIR) / self.bot.name / self.name
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.folder / "inbox"
+
+    @property
+    def processed_dir(self) -> Path:
+        return self.folder / "processed"
+
+    @property
+    def failed_dir(self) -> Path:
+        return self.folder / "failed"
+
+    @property
+    def knowledge_dir(self) -> Path:
+        return self.folder / "knowledge"
+
+
+class JobRun(models.Model):
+    """One background job and what it did: queued, run and retried through :mod:`kbsite.jobs`.
+
+    ``object`` is what the job works on (an ingest item, a document, a session), when it is one row;
+    ``target`` says it in words for the admin list (a session's id, a file's path, "scheduled").
+    """
+
+    class Kind(models.TextChoices):
+        INGEST_MESSAGES = "ingest_messages", "Ingest messages"
+        INGEST_TEXT = "ingest_text", "Ingest text"
+        INGEST_FILE = "ingest_file", "Ingest inbox file"
+        CONSOLIDATE = "consolidate"
+        SYNC = "sync", "Knowledge sync"
+        DOCUMENT = "document", "Index document"
+        ARCHIVE = "archive", "Archive conversation"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        SKIPPED = "skipped"
+
+    kb = models.ForeignKey(KnowledgeBase, null=True, blank=True, on_delete=models.CASCADE, related_name="job_runs")
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    target = models.CharField(max_length=500, blank=True, help_text="Session, file or document the job works on.")
+    object_type = models.ForeignKey(ContentType, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    object_id = models.PositiveBigIntegerField(null=True, blank=True)
+    object = GenericForeignKey("object_type", "object_id")
+    mode = models.CharField(max_length=16, choices=Mode.choices, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    items_read = models.PositiveIntegerField(default=0)
+    facts_added = models.PositiveIntegerField(default=0)
+    facts_superseded = models.PositiveIntegerField(default=0)
+    facts_skipped = models.PositiveIntegerField(default=0)
+    facts_quarantined = models.PositiveIntegerField(default=0)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "memories_jobrun"
+        ordering = ["-created_at", "-id"]
+        verbose_name = "job run"
+        indexes = [
+            models.Index(fields=["kb", "status"]),
+            models.Index(fields=["status", "-created_at"]),
+            models.Index(fields=["object_type", "object_id"], name="jobrun_object"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} ({self.status})"
+
+    def start(self) -> None:
+        self.status = self.Status.RUNNING
+        self.started_at = timezone.now()
+        self.attempts += 1
+        self.save(update_fields=["status", "started_at", "attempts"])
+
+    def finish(self, *, status: str, error: str = "") -> None:
+        self.status = status
+        self.error = error
+        self.finished_at = timezone.now()
+        self.save()
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at and self.finished_at:
+            return int((self.finished_at - self.started_at).total_seconds() * 1000)
+        return None
