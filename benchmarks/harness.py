@@ -45,11 +45,13 @@ def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict
 def reset_database() -> None:
     from django.core.management import call_command
 
+    from knowledge.schedules import ensure_schedules as ensure_knowledge_schedules
     from memories.schedules import ensure_schedules
 
     call_command("migrate", interactive=False, verbosity=0)
     call_command("flush", interactive=False, verbosity=0)
     ensure_schedules()
+    ensure_knowledge_schedules()
 
 
 def free_port() -> int:
@@ -234,7 +236,7 @@ def warm_up_workers(workers: int) -> None:
     """Every worker process loads the embedding model before the clock starts."""
     from django_q.tasks import async_task, result
 
-    ids = [async_task("memories.tasks.warm_up", 3.0) for _ in range(workers)]
+    ids = [async_task("kbsite.tasks.warm_up", 3.0) for _ in range(workers)]
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not all(result(i) for i in ids):
         time.sleep(0.2)

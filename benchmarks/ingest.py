@@ -25,7 +25,7 @@ def _embed_rounds(texts: list[str], threads: int, barrier, commands, spans) -> N
 
     django.setup()
     settings.EMBEDDING_THREADS = threads
-    from memories.embeddings import LocalEmbedder
+    from kbsite.ai.embeddings import LocalEmbedder
 
     embedder = LocalEmbedder()
     embedder.warm_up()

@@ -17,6 +17,7 @@ import numpy as np
 import requests
 
 from benchmarks import harness
+from kbsite.ai.vectors import vector_cursor
 
 TOTAL = 1_000_000
 QUERIED_KB = 100_000
@@ -67,7 +68,7 @@ def _load(kb_ids: list[int]) -> float:
         lengths = rng.integers(8, 22, size=len(kbs))
         words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
         speakers = rng.choice(names, size=len(kbs))
-        with transaction.atomic(), bulk.vector_cursor() as cursor:
+        with transaction.atomic(), vector_cursor() as cursor:
             with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
                 copy.set_types(types)
                 position = 0

@@ -6,3 +6,6 @@ from django.apps import AppConfig
 class KbsiteConfig(AppConfig):
     name = "kbsite"
     verbose_name = "Bots and jobs"
+
+    def ready(self):
+        from kbsite import signals  # noqa: F401 - prepares each job worker as it starts

@@ -18,7 +18,7 @@ application = get_wsgi_application()
 def _prepare_query_path() -> None:
     """Load the model and trace its query path, so a web process's first recall does not wait 2-3 s for it.
     Runs beside the process's first requests rather than before them: the admin answers at once."""
-    from memories import embeddings
+    from kbsite.ai import embeddings
 
     try:
         embeddings.embed_query("what do you remember")

@@ -1,4 +1,7 @@
+"""Knowledge documents: files, uploads and their search."""
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class KnowledgeConfig(AppConfig):
@@ -6,4 +9,7 @@ class KnowledgeConfig(AppConfig):
     verbose_name = "Knowledge"
 
     def ready(self):
-        from knowledge import signals  # noqa: F401 - queues a folder sync when a job worker starts
+        from knowledge import signals, tasks  # noqa: F401 - the folder sync at worker start; the tasks of document jobs
+        from knowledge.schedules import ensure_schedules
+
+        post_migrate.connect(ensure_schedules, sender=self)

@@ -16,21 +16,21 @@ import re
 from collections import Counter
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
-from django_q.tasks import async_task
 from pydantic import BaseModel, Field, ValidationError
 
+from kbsite import jobs, locks
+from kbsite.ai import embeddings, llm
+from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
-from memories import embeddings, llm
 from memories.extraction import content_words, entities_guess, is_salient, topics_guess
 from memories.models import Message, Session
 
 from .models import Document
 from .services import Indexing, document_index, index_prepare
 
-ARCHIVE_LOCK = 7_005
 SUMMARY_CHARS = 2000
 DECISION = re.compile(
     r"\b(decided|decide to|we'll|we will|agreed|let's|going to|plan to|will go with|chose|settled on)\b", re.I
@@ -62,19 +62,22 @@ def archive_due(*, session: Session, unarchived: int | None = None) -> JobRun | 
 
 
 def enqueue_archive(*, session: Session, keep: int) -> JobRun:
-    waiting = JobRun.objects.filter(kind=JobRun.Kind.ARCHIVE, object_id=session.pk, status=JobRun.Status.QUEUED).first()
-    if waiting:
-        return waiting
-    with transaction.atomic():
-        job = JobRun.objects.create(
-            kb_id=session.kb_id,
-            kind=JobRun.Kind.ARCHIVE,
-            object=session,
-            target=session.external_id,
-            detail={"keep": keep},
-        )
-        transaction.on_commit(lambda: async_task("knowledge.tasks.archive_session", job.pk, group=f"kb-{job.kb_id}"))
-    return job
+    """Queue an archive of ``session``'s turns but the newest ``keep``, unless one is already waiting."""
+    return jobs.job_enqueue(
+        kind=JobRun.Kind.ARCHIVE,
+        kb=session.kb,
+        obj=session,
+        target=session.external_id,
+        detail={"keep": keep},
+        unique=True,
+    )
+
+
+def archive_retry(job: JobRun) -> JobRun | None:
+    """Archive a session again after a failed run, unless the session is gone."""
+    if job.object is None:
+        return None
+    return enqueue_archive(session=job.object, keep=int(job.detail.get("keep", 0)))
 
 
 def session_archive(*, job: JobRun) -> JobRun:
@@ -109,8 +112,7 @@ def session_archive(*, job: JobRun) -> JobRun:
         # Chunked and embedded before the lock is taken: a slow or failing embedding holds up no other run.
         prepared = index_prepare(content, markdown=False)
         with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [ARCHIVE_LOCK, session.pk])
+            locks.hold(Lock.ARCHIVE, session.pk)
             session.refresh_from_db(fields=["archived_through"])
             if session.archived_through >= turns[-1].pk:
                 job.finish(status=JobRun.Status.SKIPPED, error="already archived by another run")

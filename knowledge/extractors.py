@@ -138,7 +138,7 @@ def _docx_text(data: bytes) -> str:
 def _image_text(name: str, data: bytes) -> str:
     if not (settings.LLM_BASE_URL and settings.LLM_VISION_MODEL):
         raise ExtractionFailed("images are unsupported without a vision model (set LLM_BASE_URL and LLM_VISION_MODEL)")
-    from memories import llm
+    from kbsite.ai import llm
 
     mime = mimetypes.guess_type(name)[0] or "image/png"
     url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
@@ -148,6 +148,6 @@ def _image_text(name: str, data: bytes) -> str:
 def _audio_text(name: str, data: bytes) -> str:
     if not (settings.LLM_BASE_URL and settings.LLM_AUDIO_MODEL):
         raise ExtractionFailed("audio is unsupported without an audio model (set LLM_BASE_URL and LLM_AUDIO_MODEL)")
-    from memories import llm
+    from kbsite.ai import llm
 
     return llm.transcribe(name=name, data=data)

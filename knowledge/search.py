@@ -8,9 +8,10 @@ from collections import defaultdict
 from django.conf import settings
 from django.db import transaction
 
+from kbsite.ai import embeddings
 from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.models import KnowledgeBase
-from memories import bulk, embeddings
 from memories.recall import text_query
 
 CANDIDATES = 50
@@ -36,7 +37,7 @@ def chunks_search(
     if not kbs:
         return []
     if query_vector is None:
-        query_vector = bulk.as_vectors([embeddings.embed_query(query)])[0]
+        query_vector = as_vectors([embeddings.embed_query(query)])[0]
     clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
     if not include_quarantined:
         clauses.append("d.quarantine_reason = ''")
@@ -56,7 +57,7 @@ def chunks_search(
     scores: dict[int, float] = defaultdict(float)
     signals: dict[int, list[str]] = defaultdict(list)
     similarity: dict[int, float] = {}
-    with transaction.atomic(), bulk.vector_cursor() as cursor:
+    with transaction.atomic(), vector_cursor() as cursor:
         if tsquery:
             cursor.execute(
                 f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id,

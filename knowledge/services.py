@@ -12,19 +12,20 @@ renamed into place, the next sync sees the changed hash and re-indexes it.
 from __future__ import annotations
 
 import logging
-import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
-from django_q.tasks import async_task
 
+from kbsite import jobs, locks
+from kbsite.ai import defence, embeddings, splitting
+from kbsite.ai.vectors import as_vectors
+from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
-from memories import bulk, defence, embeddings, splitting
 from memories.ingest import enqueue_item_ingest
 from memories.models import IngestItem, Memory
 
@@ -34,9 +35,6 @@ from .models import Chunk, Document
 
 logger = logging.getLogger(__name__)
 
-# Advisory-lock namespace for "document <kb>/<slug>" (and 1 for "sync of KB n").
-DOCUMENT_LOCK = 7_003
-SYNC_LOCK = 7_004
 UPLOAD_TYPES = sorted(TEXT_TYPES)
 
 
@@ -66,7 +64,7 @@ class Indexing:
 def index_prepare(content: str, *, markdown: bool) -> Indexing:
     """Chunk, embed and screen ``content`` (raises EmbeddingError before anything changes)."""
     pieces = chunks_make(content, markdown=markdown)
-    vectors = bulk.as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
+    vectors = as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
     flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
     return Indexing(pieces, vectors, flags)
 
@@ -100,9 +98,9 @@ def document_index(*, document: Document, prepared: Indexing | None = None) -> i
     return len(pieces)
 
 
-def _lock(namespace: int, key: str) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [namespace, zlib.crc32(key.encode()) - 2**31])
+def _document_lock(kb_id: int, slug: str) -> None:
+    """Hold document ``slug`` of KB ``kb_id`` until the transaction ends: a write and the sync take turns on it."""
+    locks.hold(Lock.DOCUMENT, locks.text_key(f"{kb_id}/{slug}"))
 
 
 # --- Markdown documents: write-through and sync -----------------------------------------
@@ -126,7 +124,7 @@ def document_write(
     # Embedding first: if the backend fails, neither the file nor the index has changed.
     prepared = index_prepare(content, markdown=True)
     with transaction.atomic():
-        _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+        _document_lock(kb.pk, slug)
         clash = Document.objects.holding_slug(kb, slug).first()
         if clash is not None:
             raise DocumentRefused(f"{slug!r} is the slug of a {clash.doc_type} document; choose another slug")
@@ -162,7 +160,7 @@ def _markdown_upsert(
 def document_delete(*, document: Document) -> None:
     """Remove a document from the index (kept as a deleted row) and its file or stored upload from disk."""
     with transaction.atomic():
-        _lock(DOCUMENT_LOCK, f"{document.kb_id}/{document.slug}")
+        _document_lock(document.kb_id, document.slug)
         if document.doc_type == Document.Type.MARKDOWN:
             files.file_delete(document.kb, document.slug)
         elif document.metadata.get("file"):
@@ -184,7 +182,7 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
     }
     for slug, path in found.items():
         with transaction.atomic():
-            _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+            _document_lock(kb.pk, slug)
             try:
                 content = path.read_text(encoding="utf-8", errors="replace")
             except FileNotFoundError:
@@ -202,7 +200,7 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
         if slug in found:
             continue
         with transaction.atomic():
-            _lock(DOCUMENT_LOCK, f"{kb.pk}/{slug}")
+            _document_lock(kb.pk, slug)
             if files.document_path(kb, slug).exists():
                 continue  # written meanwhile
             document_delete(document=document)  # the file is gone already; the index follows
@@ -217,10 +215,8 @@ def knowledge_sync_all(*, job: JobRun) -> JobRun:
     try:
         for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
             with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [SYNC_LOCK, kb.pk])
-                    if not cursor.fetchone()[0]:
-                        continue  # another sync of this KB is running
+                if not locks.try_hold(Lock.SYNC, kb.pk):
+                    continue  # another sync of this KB is running
                 counts = knowledge_sync(kb=kb)
             if any(counts[k] for k in ("added", "changed", "deleted", "skipped")):
                 detail[str(kb)] = counts
@@ -236,13 +232,7 @@ def knowledge_sync_all(*, job: JobRun) -> JobRun:
 
 def enqueue_sync() -> JobRun:
     """Queue a sync of every folder, unless one is already waiting."""
-    waiting = JobRun.objects.filter(kind=JobRun.Kind.SYNC, status=JobRun.Status.QUEUED).first()
-    if waiting:
-        return waiting
-    with transaction.atomic():
-        job = JobRun.objects.create(kind=JobRun.Kind.SYNC, target="knowledge folders")
-        transaction.on_commit(lambda: async_task("knowledge.tasks.sync_knowledge", job.pk))
-    return job
+    return jobs.job_enqueue(kind=JobRun.Kind.SYNC, target="knowledge folders", unique=True)
 
 
 # --- Uploads and text documents -------------------------------------------------------------
@@ -333,11 +323,15 @@ def enqueue_document(*, document: Document) -> JobRun:
     """Queue (re-)indexing of a document in the background."""
     with transaction.atomic():
         Document.objects.filter(pk=document.pk).update(status=Document.Status.PENDING, error="")
-        job = JobRun.objects.create(
-            kb_id=document.kb_id, kind=JobRun.Kind.DOCUMENT, object=document, target=document.slug
-        )
-        transaction.on_commit(lambda: async_task("knowledge.tasks.process_document", job.pk, group=f"kb-{job.kb_id}"))
-    return job
+        return jobs.job_enqueue(kind=JobRun.Kind.DOCUMENT, kb=document.kb, obj=document, target=document.slug)
+
+
+def document_retry(job: JobRun) -> JobRun | None:
+    """Index a document whose indexing failed again, unless it has been deleted since."""
+    document = job.object
+    if document is None or document.deleted_at is not None:
+        return None
+    return enqueue_document(document=document)
 
 
 def document_process(*, job: JobRun) -> JobRun:

@@ -1,30 +1,33 @@
-"""Background jobs of the knowledge app (django-q2). Thin: take ids, call a service."""
+"""Background tasks of the knowledge app (django-q2): take a job, call a service (see kbsite.jobs)."""
 
 from __future__ import annotations
 
+from kbsite.jobs import job_run, job_task
 from kbsite.models import JobRun
-from memories.tasks import job_run
 
 from . import archive, services
 
 
-def sync_knowledge(job_id: int | None = None) -> str | None:
-    """Sync every KB's knowledge/ folder.
+@job_task(JobRun.Kind.SYNC)
+def sync_knowledge(job: JobRun) -> JobRun:
+    return services.knowledge_sync_all(job=job)
 
-    The schedule calls it without a job: its run record is kept only when the
-    sync changed something or failed, so a quiet folder leaves no trail.
-    """
-    if job_id:
-        return job_run(job_id, (JobRun.Kind.SYNC,), lambda job: services.knowledge_sync_all(job=job))
-    job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC, target="scheduled"))
+
+def sync_knowledge_on_schedule() -> str:
+    """The scheduled sync of every KB's knowledge/ folder: its run record is kept only when the sync changed
+    something or failed, so a quiet folder leaves no trail."""
+    job = JobRun.objects.create(kind=JobRun.Kind.SYNC, target="scheduled")
+    job = job_run(job, lambda job: services.knowledge_sync_all(job=job))
     if job.status == JobRun.Status.SUCCEEDED and not job.detail:
         job.delete()
     return job.status
 
 
-def process_document(job_id: int) -> str | None:
-    return job_run(job_id, (JobRun.Kind.DOCUMENT,), lambda job: services.document_process(job=job))
+@job_task(JobRun.Kind.DOCUMENT, retry=services.document_retry)
+def process_document(job: JobRun) -> JobRun:
+    return services.document_process(job=job)
 
 
-def archive_session(job_id: int) -> str | None:
-    return job_run(job_id, (JobRun.Kind.ARCHIVE,), lambda job: archive.session_archive(job=job))
+@job_task(JobRun.Kind.ARCHIVE, retry=archive.archive_retry)
+def archive_session(job: JobRun) -> JobRun:
+    return archive.session_archive(job=job)

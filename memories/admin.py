@@ -1,90 +1,18 @@
-"""Admin for operators: curate memories, see what produced them, manage bots and keys."""
+"""Admin for operators: curate memories and see what produced them; knowledge bases with their counts and the
+recall console (registered here: their page counts memories and documents). Bots, keys and job runs are in
+kbsite/admin.py."""
 
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Count
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from kbsite.models import ApiKey, Bot, JobRun, KnowledgeBase
+from kbsite.models import KnowledgeBase
 from memories import selectors
 from memories.models import Consolidation, Edge, Entity, IngestItem, Memory, Message, Session
-
-
-class ApiKeyInline(admin.TabularInline):
-    model = ApiKey
-    extra = 0
-    fields = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
-    readonly_fields = fields
-    can_delete = False
-    show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "kb_count", "key_count", "created_at"]
-    list_filter = ["is_active"]
-    search_fields = ["name", "description"]
-    readonly_fields = ["created_at"]
-    inlines = [ApiKeyInline]
-    actions = ["issue_key"]
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(_kbs=Count("knowledge_bases", distinct=True), _keys=Count("api_keys", distinct=True))
-        )
-
-    @admin.display(description="Knowledge bases", ordering="_kbs")
-    def kb_count(self, obj):
-        return obj._kbs
-
-    @admin.display(description="API keys", ordering="_keys")
-    def key_count(self, obj):
-        return obj._keys
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        if not change:
-            _, plain = obj.issue_key()
-            self.message_user(
-                request,
-                f"API key for {obj.name} (shown once, copy it now): {plain}",
-                level=messages.WARNING,
-            )
-
-    @admin.action(description="Issue a new API key (shown once)")
-    def issue_key(self, request, queryset):
-        for bot in queryset:
-            _, plain = bot.issue_key(name="issued in admin")
-            self.message_user(request, f"New API key for {bot.name} (shown once): {plain}", level=messages.WARNING)
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ["prefix", "bot", "name", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["revoked_at"]
-    list_select_related = ["bot"]
-    search_fields = ["prefix", "name", "bot__name"]
-    readonly_fields = ["bot", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
-    fields = ["bot", "name", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
-    actions = ["revoke"]
-
-    def has_add_permission(self, request):
-        # Keys are issued from the bot page so that the plain key can be shown once.
-        return False
-
-    @admin.action(description="Revoke selected keys")
-    def revoke(self, request, queryset):
-        for key in queryset.filter(revoked_at__isnull=True):
-            key.revoke()
-        self.message_user(request, "Keys revoked.")
 
 
 @admin.register(KnowledgeBase)
@@ -358,7 +286,7 @@ class MemoryAdmin(admin.ModelAdmin):
             obj.mode = "manual"
         super().save_model(request, obj, form, change)
         if not change:
-            from memories.tasks import enqueue_embed_missing
+            from memories.services import enqueue_embed_missing
 
             enqueue_embed_missing(kb_id=obj.kb_id)
 
@@ -423,50 +351,6 @@ class EdgeAdmin(admin.ModelAdmin):
     search_fields = ["src__name", "dst__name", "relation"]
     raw_id_fields = ["kb", "src", "dst", "memory"]
     readonly_fields = ["created_at"]
-
-
-@admin.register(JobRun)
-class JobRunAdmin(admin.ModelAdmin):
-    list_display = [
-        "id",
-        "kind",
-        "kb",
-        "status",
-        "mode",
-        "target",
-        "items_read",
-        "facts_added",
-        "facts_superseded",
-        "facts_skipped",
-        "facts_quarantined",
-        "tokens_in",
-        "tokens_out",
-        "duration",
-        "created_at",
-    ]
-    list_filter = ["status", "kind", "mode", "kb__bot"]
-    list_select_related = ["kb__bot"]
-    search_fields = ["target", "error"]
-    date_hierarchy = "created_at"
-    actions = ["retry"]
-
-    @admin.action(description="Retry selected failed jobs")
-    def retry(self, request, queryset):
-        from memories.ingest import job_retry
-
-        retried = [job for job in queryset.filter(status=JobRun.Status.FAILED) if job_retry(job=job)]
-        self.message_user(request, f"{len(retried)} failed jobs queued again.")
-
-    def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields] + ["duration"]
-
-    def has_add_permission(self, request):
-        return False
-
-    @admin.display(description="duration")
-    def duration(self, obj):
-        ms = obj.duration_ms
-        return "-" if ms is None else format_html("{} ms", ms)
 
 
 @admin.register(IngestItem)

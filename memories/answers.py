@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kbsite.ai import llm
 from kbsite.models import KnowledgeBase
-from memories import llm
 from memories.extraction import SENTENCE, content_words
 from memories.recall import Hit, recall
 

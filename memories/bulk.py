@@ -8,18 +8,11 @@ posted turns with one INSERT from arrays.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-import psycopg
 from django.db import connection
 from django.utils import timezone
-from pgvector.psycopg.vector import register_vector_info
-from psycopg.types import TypeInfo
 
+from kbsite.ai.vectors import vector_cursor
 from memories.models import Memory, Message
-
-_vector_info: dict[int, TypeInfo] = {}
 
 # Columns written by COPY, with their PostgreSQL types (binary format needs them).
 MEMORY_COLUMNS = [
@@ -46,26 +39,6 @@ MEMORY_COLUMNS = [
     ("created_at", "timestamptz"),
     ("updated_at", "timestamptz"),
 ]
-
-
-def vector_cursor(*, binary_results: bool = False):
-    """A psycopg cursor on Django's connection (same transaction) that speaks pgvector in binary.
-
-    With ``binary_results``, a server-side-binding cursor that can fetch results in binary
-    (``execute(..., binary=True)``): vectors arrive as packed floats instead of text to parse.
-    """
-    connection.ensure_connection()
-    raw = connection.connection
-    info = _vector_info.get(id(raw))
-    if info is None:
-        info = _vector_info[id(raw)] = TypeInfo.fetch(raw, "vector")
-    cursor = psycopg.Cursor(raw) if binary_results else raw.cursor()
-    register_vector_info(cursor, info)
-    return cursor
-
-
-def as_vectors(vectors: Sequence) -> list[np.ndarray]:
-    return [np.asarray(v, dtype=np.float32) for v in vectors]
 
 
 def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> None:

@@ -13,17 +13,18 @@ from collections import defaultdict
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
+from kbsite import jobs, locks
+from kbsite.ai import embeddings, llm
+from kbsite.ai.defence import screen_many
+from kbsite.ai.vectors import as_vectors
+from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase, Mode
-from memories import bulk, embeddings, llm
-from memories.defence import screen_many
 from memories.models import Consolidation, Memory
 
 logger = logging.getLogger(__name__)
-
-CONSOLIDATE_LOCK = 7_002
 
 SYSTEM_PROMPT = """You are a memory consolidation agent. Review these memories and find connections between them:
 patterns, causes, a person's evolving situation, things that belong together. Write each insight as one or two
@@ -76,17 +77,6 @@ def schedules_sync_all() -> None:
         kb_schedule_sync(kb=kb)
     known = {schedule_name(kb) for kb in KnowledgeBase.objects.always_on()}
     Schedule.objects.filter(name__startswith="consolidate-kb-").exclude(name__in=known).delete()
-
-
-def _try_lock(kb_id: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [CONSOLIDATE_LOCK, kb_id])
-        return cursor.fetchone()[0]
-
-
-def _unlock(kb_id: int) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [CONSOLIDATE_LOCK, kb_id])
 
 
 def _heuristic_insights(batch: list[Memory]) -> list[tuple[str, list[int]]]:
@@ -151,7 +141,7 @@ def _validate(data: dict, allowed: set[int]) -> list[tuple[str, list[int]]]:
 def kb_consolidate(*, job: JobRun) -> JobRun:
     """One consolidation run for ``job.kb``; skipped when another run of the KB is in progress."""
     kb = job.kb
-    if not _try_lock(kb.pk):
+    if not locks.try_acquire(Lock.CONSOLIDATE, kb.pk):
         job.finish(status=JobRun.Status.SKIPPED, error="another consolidation of this KB is running")
         return job
     try:
@@ -171,7 +161,7 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
         try:
             insights = _llm_insights(batch, job) if llm.is_configured() else _heuristic_insights(batch)
             texts = [s.text for s in screen_many([text for text, _ in insights])]
-            vectors = bulk.as_vectors(embeddings.embed(texts))
+            vectors = as_vectors(embeddings.embed(texts))
         except (llm.LLMError, embeddings.EmbeddingError) as exc:
             job.detail = {"llm_attempts": getattr(exc, "attempts", None)}
             job.finish(status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
@@ -198,13 +188,9 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
             job.finish(status=JobRun.Status.SUCCEEDED)
         return job
     finally:
-        _unlock(kb.pk)
+        locks.release(Lock.CONSOLIDATE, kb.pk)
 
 
 def enqueue_consolidation(*, kb: KnowledgeBase) -> JobRun:
     """Queue a consolidation run now (API, admin action)."""
-    from django_q.tasks import async_task
-
-    job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.CONSOLIDATE, target="consolidate now")
-    transaction.on_commit(lambda: async_task("memories.tasks.run_consolidation", job.pk, group=f"kb-{kb.pk}"))
-    return job
+    return jobs.job_enqueue(kind=JobRun.Kind.CONSOLIDATE, kb=kb, target="consolidate now")

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from kbsite.ai import embeddings, llm
+from kbsite.ai.vectors import as_vectors
 from kbsite.models import Bot, KnowledgeBase
-from memories import bulk, embeddings, llm
 from memories.models import Memory
 from memories.recall import Hit, recall
 
@@ -38,7 +39,7 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
     kbs = list(KnowledgeBase.objects.for_bot(bot).always_on())
     if not kbs:
         return Context(text="", kbs=[])
-    vector = bulk.as_vectors([embeddings.embed_query(query)])[0]
+    vector = as_vectors([embeddings.embed_query(query)])[0]
     memory_budget = int(budget_chars * 0.6)
     insight_budget = int(budget_chars * 0.2)
     memories = [

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from memories import llm, splitting
+from kbsite.ai import llm, splitting
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 

@@ -23,12 +23,15 @@ from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import transaction
 from django.db.models import Count, F, Min, Q
 from django.utils import timezone
-from django_q.tasks import async_task
 
+from kbsite import jobs, locks
+from kbsite.ai import embeddings, llm, splitting
+from kbsite.ai.defence import screen_many
 from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.ai.vectors import as_vectors, vector_cursor
+from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase, Mode
-from memories import bulk, embeddings, llm, services, splitting
-from memories.defence import screen_many
+from memories import bulk, services
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
 from memories.models import Edge, Entity, IngestItem, Memory, Message, Session, text_hash
 
@@ -47,7 +50,7 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction."""
     with transaction.atomic():
         # Serialise posts to one KB so the duplicate check below is exact.
-        services.kb_lock(kb.pk)
+        locks.hold(Lock.KB_WRITE, kb.pk)
         # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
         session = Session.objects.filter(kb=kb, external_id=session_id).first()
         created = session is None
@@ -88,21 +91,11 @@ def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> tuple[IngestIt
 
 def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
     """Queue extraction of the KB's unprocessed turns, unless a queued job will already see them."""
-    queued = (
-        JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED).only("pk").first()
-    )
-    if queued:
-        return queued
-    job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, target="unprocessed turns")
-    transaction.on_commit(lambda: async_task("memories.tasks.extract_pending", job.pk, group=f"kb-{kb.pk}"))
-    return job
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_MESSAGES, kb=kb, target="unprocessed turns", unique=True)
 
 
 def enqueue_item_ingest(*, item: IngestItem) -> JobRun:
-    kind = JobRun.Kind.INGEST_FILE if item.kind == IngestItem.Kind.FILE else JobRun.Kind.INGEST_TEXT
-    job = JobRun.objects.create(kb=item.kb, kind=kind, object=item, target=item.file_name or item.source)
-    transaction.on_commit(lambda: async_task("memories.tasks.ingest_item", job.pk, group=f"kb-{item.kb_id}"))
-    return job
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_TEXT, kb=item.kb, obj=item, target=item.file_name or item.source)
 
 
 # --- Applying facts ------------------------------------------------------------------
@@ -130,7 +123,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, i
     if not vectors:
         return {}
     best: dict[int, tuple[float, int]] = {}  # vector index -> (similarity, memory id)
-    with bulk.vector_cursor(binary_results=True) as cursor:
+    with vector_cursor(binary_results=True) as cursor:
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
                WHERE kb_id = %s AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
@@ -148,7 +141,7 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, i
         for i, j in enumerate(similarity.argmax(axis=1)):
             best[i] = (float(similarity[i, j]), rows[j][0])
     if indexed:
-        with bulk.vector_cursor() as cursor:
+        with vector_cursor() as cursor:
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(
                 """
@@ -196,11 +189,11 @@ def facts_apply(
     facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
     job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
     # Embeddings are computed before taking the lock, in one batch.
-    vectors = bulk.as_vectors(embeddings.embed([s.text for _, s in facts]))
+    vectors = as_vectors(embeddings.embed([s.text for _, s in facts]))
     now = timezone.now()
 
     with transaction.atomic():
-        services.kb_lock(kb.pk)
+        locks.hold(Lock.KB_WRITE, kb.pk)
         if cursors:
             # The cursors must still be where the extraction started, or another job applied these turns.
             at = dict(
@@ -579,7 +572,8 @@ def inbox_scan() -> int:
                 os.rename(path, claimed)
             except FileNotFoundError:
                 continue
-            queued += _queue_file(kb, claimed)
+            _queue_file(kb, claimed)
+            queued += 1
         # A claim left behind by a worker that died is released back to the inbox.
         if claims.is_dir():
             for path in claims.iterdir():
@@ -588,12 +582,9 @@ def inbox_scan() -> int:
     return queued
 
 
-def _queue_file(kb: KnowledgeBase, claimed: Path) -> int:
+def _queue_file(kb: KnowledgeBase, claimed: Path) -> JobRun:
     os.utime(claimed)  # the claim's age is measured from now
-    with transaction.atomic():
-        job = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_FILE, target=str(claimed.relative_to(kb.folder)))
-        transaction.on_commit(lambda: async_task("memories.tasks.ingest_inbox_file", job.pk, group=f"kb-{kb.pk}"))
-    return 1
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_FILE, kb=kb, target=str(claimed.relative_to(kb.folder)))
 
 
 def inbox_file_ingest(*, job: JobRun) -> JobRun:
@@ -642,27 +633,17 @@ def _park_failed(job: JobRun, claimed: Path, reason: str) -> None:
 # --- Retrying -----------------------------------------------------------------------------
 
 
-def job_retry(*, job: JobRun) -> JobRun | None:
-    """Queue a failed job's input again. Returns the new job (None when nothing is left to retry)."""
-    if job.status != JobRun.Status.FAILED:
+def item_retry(job: JobRun) -> JobRun | None:
+    """Queue a failed text or document item again; it resumes after the segments already applied."""
+    item = job.object
+    if not isinstance(item, IngestItem) or item.kind not in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
         return None
-    with transaction.atomic():
-        if job.kind == JobRun.Kind.INGEST_MESSAGES:
-            new = enqueue_extract(kb=job.kb)
-        elif isinstance(job.object, IngestItem) and job.object.kind in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
-            IngestItem.objects.filter(pk=job.object_id).update(status=IngestItem.Status.PENDING, error="")
-            new = enqueue_item_ingest(item=job.object)
-        elif job.kind == JobRun.Kind.INGEST_FILE:
-            new = _file_retry(job)
-        else:
-            return None
-        job.detail = {**job.detail, "retried_as": new.pk if new else None}
-        job.save(update_fields=["detail"])
-    return new
+    IngestItem.objects.filter(pk=item.pk).update(status=IngestItem.Status.PENDING, error="")
+    return enqueue_item_ingest(item=item)
 
 
-def _file_retry(job: JobRun) -> JobRun | None:
-    """Move the failed file back into the inbox; the next scan picks it up."""
+def file_retry(job: JobRun) -> JobRun | None:
+    """Move the failed file back among the claimed inbox files and queue it again."""
     kb = job.kb
     name = job.detail.get("failed_file") or Path(job.target).name
     failed = kb.failed_dir / name
@@ -673,5 +654,4 @@ def _file_retry(job: JobRun) -> JobRun | None:
     claims.mkdir(parents=True, exist_ok=True)
     claimed = _unique(claims / name)
     shutil.move(failed, claimed)
-    _queue_file(kb, claimed)
-    return JobRun.objects.filter(kb=kb, kind=JobRun.Kind.INGEST_FILE).order_by("-id").first()
+    return _queue_file(kb, claimed)

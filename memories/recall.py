@@ -21,13 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 from django.conf import settings
 from django.db import connection, transaction
 
+from kbsite.ai import embeddings
 from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
-from memories import bulk, embeddings
 from memories.models import Consolidation, Edge, Memory
 
 FTS_WEIGHT = 3.0
@@ -274,11 +274,6 @@ def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
     return total, avg_length
 
 
-def _vector_literal(vector) -> str:
-    """pgvector's text form, made once per query (the driver would format the 384 floats at every use)."""
-    return "[" + ",".join(map(repr, np.asarray(vector, dtype=np.float32).tolist())) + "]"
-
-
 def _vector_ranked(
     table: str, vector: str, scope: str, params: list, limit: int, kb_ids: list[int], indexed: bool = True
 ) -> list[tuple[int, float]]:
@@ -473,8 +468,8 @@ def recall(
                 scores[(type_, pk)] += FTS_WEIGHT / (settings.RECALL_RRF_K + rank + 1)
                 signals[(type_, pk)].append("fts")
         if embedding is not None:
-            query_vector = bulk.as_vectors([embedding.result()])[0]
-        vector_text = _vector_literal(query_vector)
+            query_vector = as_vectors([embedding.result()])[0]
+        vector_text = vector_literal(query_vector)
         for table, type_, scope, params in scopes:
             vector_hits = _vector_ranked(
                 table, vector_text, scope, params, CANDIDATES, kb_ids, indexed=any(kb.vector_index for kb in kbs)

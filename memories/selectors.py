@@ -1,10 +1,9 @@
-"""Reads that need more than a queryset method."""
+"""Reads of the memory domain that need more than a queryset method."""
 
 from __future__ import annotations
 
 from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
-from rest_framework.exceptions import NotFound
 
 from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
 from memories.models import Consolidation, Memory, Message
@@ -17,7 +16,8 @@ def _count(queryset, field: str = "kb"):
 
 
 def kb_list_with_counts(*, bot: Bot | None = None):
-    """Knowledge bases annotated with their counts in one query (no N+1)."""
+    """Knowledge bases annotated with their counts of memories, insights, documents, waiting turns and jobs, in one
+    query (no N+1)."""
     from knowledge.models import Document
 
     queryset = KnowledgeBase.objects.select_related("bot")
@@ -36,12 +36,3 @@ def kb_list_with_counts(*, bot: Bot | None = None):
         pending_jobs=_count(JobRun.objects.filter(Q(status=JobRun.Status.QUEUED) | Q(status=JobRun.Status.RUNNING))),
         failed_jobs=_count(JobRun.objects.filter(status=JobRun.Status.FAILED)),
     )
-
-
-def kb_get(*, bot: Bot, name: str, with_counts: bool = False) -> KnowledgeBase:
-    """The bot's KB called ``name``, or a 404 that says so."""
-    queryset = kb_list_with_counts(bot=bot) if with_counts else KnowledgeBase.objects.for_bot(bot).select_related("bot")
-    kb = queryset.filter(name=name).first()
-    if kb is None:
-        raise NotFound(f"This bot has no knowledge base named {name!r}.")
-    return kb

@@ -7,21 +7,15 @@ import logging
 from django.conf import settings
 from django.db import connection, transaction
 
+from kbsite import jobs, locks
+from kbsite.ai import embeddings
+from kbsite.locks import Lock
 from kbsite.models import KnowledgeBase, Mode
-from memories import embeddings
 from memories.models import Consolidation, Entity, Memory, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
 
 EMBED_BATCH_ROWS = 512
-# Advisory-lock namespace for "writing memories of KB n" (ingest applies, moves into the vector index).
-KB_APPLY_LOCK = 7_001
-
-
-def kb_lock(kb_id: int) -> None:
-    """Hold KB ``kb_id``'s write lock until the transaction ends."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [KB_APPLY_LOCK, kb_id])
 
 
 def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
@@ -29,7 +23,7 @@ def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
     those of an indexed KB that were written outside ingest (an operator's, a bot's memory_add) since.
     Returns how many memories it moved."""
     with transaction.atomic():
-        kb_lock(kb.pk)  # no apply writes this KB's memories meanwhile: none is left behind
+        locks.hold(Lock.KB_WRITE, kb.pk)  # no apply writes this KB's memories meanwhile: none is left behind
         indexed = KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
         if indexed is None:
             return 0
@@ -52,8 +46,6 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
         memory.embedding = None
     memory.save()
     if text_changed:
-        from memories.tasks import enqueue_embed_missing
-
         enqueue_embed_missing(kb_id=memory.kb_id)
     return memory
 
@@ -73,6 +65,11 @@ def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:
         KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0, vector_index=False)
     logger.info("cleared kb %s: %s memories, %s insights, %s entities", kb, memories, insights, entities)
     return {"memories": memories, "insights": insights, "entities": entities}
+
+
+def enqueue_embed_missing(*, kb_id: int | None) -> None:
+    """Queue the embedding of the KB's memories and insights that have none yet (after edits and additions)."""
+    jobs.task_enqueue("memories.tasks.embed_missing", kb_id, group=f"embed-{kb_id}")
 
 
 def memories_embed_missing(*, kb_id: int | None = None) -> int:
@@ -108,7 +105,7 @@ def memory_add(
     it looks like a secret or an injection); a verbatim duplicate of a live
     memory returns that memory. The embedding is computed by a job.
     """
-    from memories import defence
+    from kbsite.ai import defence
 
     screening = defence.screen(text)
     with transaction.atomic():
@@ -126,8 +123,6 @@ def memory_add(
             quarantined=screening.quarantined,
             quarantine_reason=screening.reason,
         )
-        from memories.tasks import enqueue_embed_missing
-
         enqueue_embed_missing(kb_id=kb.pk)
     return memory, True
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from memories import embeddings
+from kbsite.ai import embeddings
 
 
 def _cos(a, b):

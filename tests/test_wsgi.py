@@ -6,7 +6,7 @@ import importlib
 import logging
 
 import kbsite.wsgi
-from memories import embeddings
+from kbsite.ai import embeddings
 
 kbsite.wsgi.warming.join(timeout=60)  # the import's own warm-up, before the tests patch anything
 

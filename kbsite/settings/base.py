@@ -77,7 +77,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "memories.context_processors.mode",
+                "kbsite.context_processors.mode",
             ],
         },
     },
@@ -106,13 +106,13 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024)
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["memories.api.authentication.BotKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["memories.api.authentication.IsBot"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["kbsite.api.authentication.BotKeyAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["kbsite.api.authentication.IsBot"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "kbsite.api.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "kbsite.api.pagination.Pagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "kbsite.api.exception_handler",
+    "EXCEPTION_HANDLER": "kbsite.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",

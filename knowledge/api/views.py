@@ -13,6 +13,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
 from knowledge import archive, files, services, tools
 from knowledge.api.serializers import (
     ArchiveSerializer,
@@ -30,7 +31,6 @@ from knowledge.api.serializers import (
 )
 from knowledge.models import Document
 from knowledge.search import chunks_search
-from memories.api.views import KB_NAME, KBScopedMixin, active_kb
 from memories.models import Session
 
 SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.")

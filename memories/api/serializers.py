@@ -6,8 +6,8 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from kbsite.ai import llm
 from kbsite.models import KnowledgeBase
-from memories import llm
 from memories.models import Consolidation, Memory, Message
 
 

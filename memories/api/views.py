@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from django.db.models import Prefetch
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
 from kbsite.models import KnowledgeBase
+from kbsite.selectors import kb_get
 from memories import answers, consolidation, context, ingest, recall, selectors, services
 from memories.api.serializers import (
     AskInSerializer,
@@ -34,7 +35,9 @@ from memories.api.serializers import (
 from memories.filtersets import MemoryFilterSet
 from memories.models import Consolidation, Memory, Message
 
-KB_NAME = OpenApiParameter("kb_name", str, OpenApiParameter.PATH, description="Knowledge base name.")
+
+def _kb_with_counts(request, name: str) -> KnowledgeBase:
+    return kb_get(bot=request.user, name=name, queryset=selectors.kb_list_with_counts())
 
 
 class KnowledgeBaseViewSet(viewsets.ModelViewSet):
@@ -51,7 +54,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         return selectors.kb_list_with_counts(bot=self.request.user).order_by("name")
 
     def get_object(self):
-        return selectors.kb_get(bot=self.request.user, name=self.kwargs["name"], with_counts=True)
+        return _kb_with_counts(self.request, self.kwargs["name"])
 
     def perform_create(self, serializer):
         serializer.save(bot=self.request.user)
@@ -60,7 +63,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         self.perform_create(serializer)
-        kb = selectors.kb_get(bot=request.user, name=serializer.instance.name, with_counts=True)
+        kb = _kb_with_counts(request, serializer.instance.name)
         return Response(self.get_serializer(kb).data, status=status.HTTP_201_CREATED)
 
     def update(self, request, *args, **kwargs):
@@ -68,7 +71,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         serializer = self.get_serializer(kb, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         serializer.save()
-        kb = selectors.kb_get(bot=request.user, name=serializer.instance.name, with_counts=True)
+        kb = _kb_with_counts(request, serializer.instance.name)
         return Response(self.get_serializer(kb).data)
 
     @extend_schema(request=MessagesInSerializer, responses={202: MessagesAcceptedSerializer})
@@ -97,7 +100,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def recall(self, request, name=None):
         """Hybrid recall (full text + vector, RRF), packed under budget_chars, with scores, signals and sources."""
-        kb = selectors.kb_get(bot=request.user, name=name)
+        kb = kb_get(bot=request.user, name=name)
         params = RecallInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
@@ -122,7 +125,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def ask(self, request, name=None):
         """Answer a question from this KB's memories, citing the memory ids used."""
-        kb = selectors.kb_get(bot=request.user, name=name)
+        kb = kb_get(bot=request.user, name=name)
         params = AskInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         result = answers.kb_ask(kb=kb, **params.validated_data)
@@ -147,31 +150,8 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     @action(detail=True, methods=["post"])
     def clear(self, request, name=None):
         """Remove all memories, insights and entities of this KB (messages and documents stay)."""
-        kb = selectors.kb_get(bot=request.user, name=name)
+        kb = kb_get(bot=request.user, name=name)
         return Response(services.kb_clear(kb=kb))
-
-
-class KBInactive(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "This knowledge base is inactive; activate it (PATCH is_active=true) before sending input."
-    default_code = "kb_inactive"
-
-
-def active_kb(request, name: str) -> KnowledgeBase:
-    """The calling bot's KB ``name`` (404 otherwise), refusing input while it is inactive (409)."""
-    kb = selectors.kb_get(bot=request.user, name=name)
-    if not kb.is_active:
-        raise KBInactive()
-    return kb
-
-
-class KBScopedMixin:
-    """Resolves ``kb_name`` from the URL within the calling bot's KBs (404 otherwise)."""
-
-    def get_kb(self) -> KnowledgeBase:
-        if not hasattr(self, "_kb"):
-            self._kb = selectors.kb_get(bot=self.request.user, name=self.kwargs["kb_name"])
-        return self._kb
 
 
 @extend_schema(parameters=[KB_NAME])

@@ -172,7 +172,7 @@ def test_uploaded_document_facts_feed_recall_citing_their_chunk(api, kb):
 
 def test_an_unreachable_embedding_endpoint_is_a_503_and_changes_nothing(api, kb, settings):
     """With a remote embedding backend down, a write-through answers 503 and leaves no file or document."""
-    from memories import embeddings
+    from kbsite.ai import embeddings
 
     settings.EMBEDDING_BACKEND = "openai"
     settings.EMBEDDING_BASE_URL = "http://127.0.0.1:9/v1"  # nothing listens on the discard port

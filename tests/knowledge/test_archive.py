@@ -143,7 +143,7 @@ def test_llm_failure_leaves_the_turns_for_a_retry(kb, session, fake_llm):
 def test_an_embedding_failure_leaves_the_turns_for_a_retry(kb, session, monkeypatch):
     """The summary is embedded before anything is stored: when the backend fails, the run fails with the reason,
     the cursor stays, no document is left behind, and the retry then archives the turns."""
-    from memories import embeddings
+    from kbsite.ai import embeddings
 
     real_embed = embeddings.embed
 

@@ -10,7 +10,7 @@ import pytest
 from kbsite.models import JobRun
 from knowledge import files, services
 from knowledge.models import Chunk, Document
-from knowledge.tasks import sync_knowledge
+from knowledge.tasks import sync_knowledge_on_schedule
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,10 +115,10 @@ def test_markdown_over_the_cap_is_refused(kb, settings):
 
 def test_scheduled_sync_keeps_a_run_record_only_when_something_changed(kb):
     """The schedule's quiet runs leave no trail; a run that indexed something is recorded with its counts."""
-    assert sync_knowledge() == JobRun.Status.SUCCEEDED
+    assert sync_knowledge_on_schedule() == JobRun.Status.SUCCEEDED
     assert not JobRun.objects.filter(kind=JobRun.Kind.SYNC).exists()
     _write(kb, "seeded.md", "# Seeded\n\nPlaced before start.\n")
-    sync_knowledge()
+    sync_knowledge_on_schedule()
     run = JobRun.objects.get(kind=JobRun.Kind.SYNC)
     assert run.detail == {str(kb): {"added": 1, "changed": 0, "deleted": 0, "unchanged": 0, "skipped": []}}
 

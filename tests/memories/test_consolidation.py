@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django_q.models import Schedule
 
+from kbsite.locks import Lock
 from kbsite.models import JobRun
 from memories import consolidation
 from memories.models import Consolidation, Memory
@@ -114,7 +115,7 @@ def test_runs_of_one_kb_never_overlap(kb, three, transactional_db):
         autocommit=True,
     )
     try:
-        other.execute("SELECT pg_advisory_lock(%s, %s)", [consolidation.CONSOLIDATE_LOCK, kb.pk])
+        other.execute("SELECT pg_advisory_lock(%s, %s)", [Lock.CONSOLIDATE, kb.pk])
         job = JobRun.objects.create(kb=kb, kind="consolidate")
         result = []
         thread = threading.Thread(target=lambda: result.append(consolidation.kb_consolidate(job=job).status))

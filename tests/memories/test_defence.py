@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memories.defence import _may_hold_secret, find_secrets, strip_invisible
+from kbsite.ai.defence import _may_hold_secret, find_secrets, strip_invisible
 
 SECRETS = {
     "AWS Access Key": "my key is AKIAIOSFODNN7EXAMPLE ok",

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from kbsite.jobs import job_retry
 from kbsite.models import JobRun
 from knowledge.extractors import ExtractionFailed, extract_text
 from memories import ingest
@@ -83,7 +84,7 @@ def test_llm_failure_parks_the_file_and_retry_processes_it(kb, transactional_db,
     failed = JobRun.objects.get(kind="ingest_file", status="failed")
     assert (kb.failed_dir / "notes.txt").exists() and "500" in (kb.failed_dir / "notes.txt.error.txt").read_text()
     fake_llm.reply_json({"add": [{"text": "Dana keeps three beehives in Porto."}], "supersede": [], "edges": []})
-    assert ingest.job_retry(job=failed) is not None
+    assert job_retry(job=failed) is not None
     run_queued_tasks()
     assert Memory.objects.get().text == "Dana keeps three beehives in Porto."
     assert (kb.processed_dir / "notes.txt").exists() and not (kb.failed_dir / "notes.txt").exists()

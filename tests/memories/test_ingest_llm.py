@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kbsite.jobs import job_retry
 from kbsite.models import JobRun
 from memories import ingest
 from memories.models import Edge, Memory, Session
@@ -143,7 +144,7 @@ def test_cursor_only_feeds_new_turns_and_advances_on_success(api, kb, fake_llm):
     assert "500" in failed.error
     # Retried later: the same turn is fed again, and only it.
     fake_llm.reply_json(add("Alice is learning the cello."))
-    ingest.job_retry(job=failed)
+    job_retry(job=failed)
     run_queued_tasks()
     session.refresh_from_db()
     assert session.extracted_through > first_cursor

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from django_q.models import OrmQ
 
+from kbsite.ai import embeddings
 from kbsite.models import KnowledgeBase
-from memories import embeddings, services
+from memories import services
 from memories.models import Memory
 from tests.conftest import run_queued_tasks
 

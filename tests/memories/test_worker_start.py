@@ -8,12 +8,12 @@ import logging
 import pytest
 from django_q.signals import post_spawn
 
-from memories import embeddings
+from kbsite.ai import embeddings
 
 
 @pytest.fixture(autouse=True)
 def no_knowledge_sync(monkeypatch):
-    monkeypatch.setattr("knowledge.services.enqueue_sync", lambda: None)  # the other post_spawn receiver
+    monkeypatch.setattr("knowledge.services.enqueue_sync", lambda: None)  # the worker_ready receiver
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +32,7 @@ def test_a_worker_process_warms_the_embedder_as_it_starts(monkeypatch):
 def test_a_worker_freezes_what_warm_up_loaded_out_of_the_collector(monkeypatch):
     calls = []
     monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append("warm-up"))
-    monkeypatch.setattr("memories.signals.gc.freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr("kbsite.signals.gc.freeze", lambda: calls.append("freeze"))
     post_spawn.send(sender="django_q", proc_name="Process-1:1")
     assert calls == ["warm-up", "freeze"]
 
@@ -50,6 +50,6 @@ def test_a_worker_starts_even_if_the_model_cannot_load(monkeypatch, caplog):
         raise OSError("model files missing")
 
     monkeypatch.setattr(embeddings, "warm_up", broken)
-    with caplog.at_level(logging.ERROR, logger="memories.signals"):
+    with caplog.at_level(logging.ERROR, logger="kbsite.signals"):
         post_spawn.send(sender="django_q", proc_name="Process-1:1")
     assert "could not prepare the embedding model" in caplog.text

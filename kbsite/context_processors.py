@@ -1,6 +1,6 @@
 """Template context shared by admin pages: which mode the product runs in."""
 
-from memories import llm
+from kbsite.ai import llm
 
 
 def mode(request):

@@ -1,28 +1,19 @@
-"""Project-wide REST plumbing: pagination and the error handler.
-
-Nothing here knows about the domain; it makes every client error a 4xx with a
-message that says what to fix.
-"""
+"""The API's error handler: every error a client can cause is a 4xx JSON answer with a message that says what to
+fix, never a 500."""
 
 from __future__ import annotations
 
 import logging
 
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import status
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from kbsite.ai.embeddings import EmbeddingError
+
 logger = logging.getLogger(__name__)
-
-
-class Pagination(PageNumberPagination):
-    """Page-number pagination with a client-chosen page size (at most 500)."""
-
-    page_size_query_param = "page_size"
-    max_page_size = 500
 
 
 def exception_handler(exc, context):
@@ -30,6 +21,9 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response
+    if isinstance(exc, ObjectDoesNotExist):
+        # Selectors say what is missing in the exception's message ("This bot has no knowledge base named …").
+        return Response({"detail": str(exc) or "Not found."}, status=status.HTTP_404_NOT_FOUND)
     if isinstance(exc, RequestDataTooBig):
         return Response(
             {"detail": "Request body is too large. Send a smaller batch or upload the file as a document."},
@@ -40,8 +34,6 @@ def exception_handler(exc, context):
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, SuspiciousOperation):
         return Response({"detail": str(exc) or "Bad request."}, status=status.HTTP_400_BAD_REQUEST)
-    from memories.embeddings import EmbeddingError
-
     if isinstance(exc, EmbeddingError):
         # A remote embedding endpoint that is down is not the client's fault, nor a crash: retry later.
         return Response(

@@ -49,7 +49,7 @@ class IsBot(permissions.BasePermission):
 
 
 class BotKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "memories.api.authentication.BotKeyAuthentication"
+    target_class = "kbsite.api.authentication.BotKeyAuthentication"
     name = "botKey"
 
     def get_security_definition(self, auto_schema):

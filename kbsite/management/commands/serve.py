@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from kbsite.ai import llm
 from kbsite.models import Bot, KnowledgeBase
-from memories import llm
 
 
 class Command(BaseCommand):

@@ -1,0 +1,1 @@
+"""API plumbing every app's API uses: bearer-key authentication, the KB-scoped view mixin, pagination, errors."""

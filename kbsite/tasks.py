@@ -1,0 +1,15 @@
+"""Background tasks of the base app (django-q2)."""
+
+from __future__ import annotations
+
+import time
+
+from kbsite.ai import embeddings
+
+
+def warm_up(hold_seconds: float = 0.0) -> str:
+    """Load the embedding model in this worker process (optionally keep the worker busy a moment, so that
+    each of several such tasks lands on a worker of its own)."""
+    embeddings.warm_up()
+    time.sleep(hold_seconds)
+    return embeddings.get_embedder().name

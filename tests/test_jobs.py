@@ -1,0 +1,117 @@
+"""The one job path: a run row and its task queued on commit, "already queued" kept single, crashes visible as
+failed runs, finished jobs never run twice, and a failed job of any kind queued again."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+from django_q.models import OrmQ
+
+from kbsite import jobs
+from kbsite.models import JobRun
+from knowledge import services as knowledge_services
+from knowledge.archive import enqueue_archive
+from memories import consolidation, ingest, tasks
+from memories.models import Session
+from tests.conftest import run_queued_tasks
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _queued_tasks() -> list[tuple[str, tuple]]:
+    return [(task.func(), task.args()) for task in OrmQ.objects.all()]
+
+
+def test_a_job_is_queued_when_its_transaction_commits_and_not_if_it_rolls_back(kb):
+    """The task is handed to the workers on commit (they never look for a row that is not there yet); a
+    rolled-back request leaves neither a run row nor a task."""
+    with transaction.atomic():
+        job = jobs.job_enqueue(kind=JobRun.Kind.CONSOLIDATE, kb=kb, target="now")
+        assert _queued_tasks() == []
+    assert _queued_tasks() == [("memories.tasks.run_consolidation", (job.pk,))]
+    with pytest.raises(RuntimeError), transaction.atomic():
+        jobs.job_enqueue(kind=JobRun.Kind.CONSOLIDATE, kb=kb)
+        raise RuntimeError("the request failed")
+    assert JobRun.objects.count() == 1 and len(_queued_tasks()) == 1
+
+
+def test_a_unique_job_already_waiting_is_returned_instead_of_a_second(kb):
+    """Unique jobs (extraction, archives, the sync) stay single while waiting, per KB and object; once the
+    waiting one has started, a new one is queued."""
+    first = ingest.enqueue_extract(kb=kb)
+    assert ingest.enqueue_extract(kb=kb) == first
+    session = Session.objects.create(kb=kb, external_id="s1")
+    other = Session.objects.create(kb=kb, external_id="s2")
+    archive = enqueue_archive(session=session, keep=0)
+    assert enqueue_archive(session=session, keep=0) == archive
+    assert enqueue_archive(session=other, keep=0) != archive
+    first.start()
+    assert ingest.enqueue_extract(kb=kb) != first
+
+
+def test_an_unexpected_error_marks_the_run_failed_with_its_error(kb, monkeypatch):
+    """A crash in a job's work is recorded on the run (for operators and the retry action) and still reaches
+    django-q."""
+
+    def crash(*, job):
+        raise KeyError("a bug, not a provider failure")
+
+    monkeypatch.setattr(ingest, "extract_pending", crash)
+    job = ingest.enqueue_extract(kb=kb)
+    with pytest.raises(KeyError):
+        tasks.extract_pending(job.pk)
+    job.refresh_from_db()
+    assert job.status == JobRun.Status.FAILED and job.finished_at is not None
+    assert job.error == "KeyError: 'a bug, not a provider failure'"
+
+
+def test_finished_missing_or_other_kind_jobs_do_not_run(kb, monkeypatch):
+    """A re-delivered task of a finished job, a deleted job, or a job of another kind does nothing."""
+    ran = []
+    monkeypatch.setattr(ingest, "extract_pending", lambda *, job: ran.append(job))
+    done = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.SUCCEEDED)
+    other = JobRun.objects.create(kb=kb, kind=JobRun.Kind.CONSOLIDATE)
+    for job_id in (done.pk, other.pk, 999_999):
+        assert tasks.extract_pending(job_id) is None
+    assert ran == []
+
+
+def _fail(job: JobRun) -> JobRun:
+    job.refresh_from_db()
+    job.finish(status=JobRun.Status.FAILED, error="provider down")
+    return job
+
+
+def test_a_failed_job_of_every_kind_is_queued_again(kb):
+    """Retry knows every kind: each failed job comes back as a new job of its kind, for the same KB and object,
+    and the failed run says what it was retried as."""
+    session = Session.objects.create(kb=kb, external_id="s1")
+    document, _ = knowledge_services.document_receive_text(kb=kb, content="Bob keeps the door code.", slug="door")
+    item, _ = ingest.text_receive(kb=kb, text="Alice plays the cello.", source="api")
+    failed = [
+        ingest.enqueue_extract(kb=kb),
+        consolidation.enqueue_consolidation(kb=kb),
+        knowledge_services.enqueue_sync(),
+        JobRun.objects.get(kind=JobRun.Kind.DOCUMENT),
+        JobRun.objects.get(kind=JobRun.Kind.INGEST_TEXT),
+        enqueue_archive(session=session, keep=3),
+    ]
+    for job in failed:
+        _fail(job)
+    for job in failed:
+        new = jobs.job_retry(job=job)
+        assert new is not None and new.pk != job.pk, job.kind
+        assert (new.kind, new.kb_id, new.object) == (job.kind, job.kb_id, job.object)
+        assert new.status == JobRun.Status.QUEUED
+        job.refresh_from_db()
+        assert job.detail["retried_as"] == new.pk
+    assert JobRun.objects.get(kind=JobRun.Kind.ARCHIVE, status=JobRun.Status.QUEUED).detail == {"keep": 3}
+    document.refresh_from_db()
+    assert document.status == document.Status.PENDING  # the document shows it is waiting again
+    assert jobs.job_retry(job=JobRun.objects.filter(status=JobRun.Status.QUEUED).first()) is None  # only failed
+    run_queued_tasks()
+    assert (
+        not JobRun.objects.filter(status__in=[JobRun.Status.QUEUED, JobRun.Status.FAILED])
+        .exclude(pk__in=[job.pk for job in failed])
+        .exists()
+    )
