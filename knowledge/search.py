@@ -9,10 +9,9 @@ from django.conf import settings
 from django.db import transaction
 
 from kbsite.ai import embeddings
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.ai.fulltext import FTS_CONFIG, text_query
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.models import KnowledgeBase
-from memories.recall import text_query
 
 CANDIDATES = 50
 

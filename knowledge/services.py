@@ -12,7 +12,6 @@ renamed into place, the next sync sees the changed hash and re-indexes it.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +25,11 @@ from kbsite.ai import defence, embeddings, splitting
 from kbsite.ai.vectors import as_vectors
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
-from memories.ingest import enqueue_item_ingest
-from memories.models import IngestItem, Memory
 
 from . import files
 from .extractors import TEXT_TYPES, ExtractionFailed, extract_text
 from .models import Chunk, Document
+from .signals import document_indexed
 
 logger = logging.getLogger(__name__)
 
@@ -72,25 +70,22 @@ def index_prepare(content: str, *, markdown: bool) -> Indexing:
 def document_index(*, document: Document, prepared: Indexing | None = None) -> int:
     """Replace the document's chunks with fresh ones, embedded; marks it done. Returns the chunk count.
 
-    Runs in the caller's transaction (or its own): readers see the old chunks or the new, never a mix.
+    Chunks are rewritten in place, position by position: whatever cites the chunk at a position (a memory drawn
+    from it) still cites the chunk at that position afterwards. Runs in the caller's transaction (or its own):
+    readers see the old chunks or the new, never a mix.
     """
     prepared = prepared or index_prepare(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
     pieces, vectors, flags = prepared.pieces, prepared.vectors, prepared.flags
     with transaction.atomic():
-        # Memories citing a chunk keep citing the chunk at the same position after re-indexing.
-        cited = defaultdict(list)
-        for memory_id, ordinal in Memory.objects.filter(source_chunk__document=document).values_list(
-            "id", "source_chunk__ordinal"
-        ):
-            cited[ordinal].append(memory_id)
-        Chunk.objects.filter(document=document).delete()
-        chunks = Chunk.objects.bulk_create(
-            Chunk(document=document, kb_id=document.kb_id, ordinal=i, start_char=start, text=text, embedding=vector)
-            for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True))
-        )
-        for chunk in chunks:
-            if chunk.ordinal in cited:
-                Memory.objects.filter(pk__in=cited[chunk.ordinal]).update(source_chunk=chunk)
+        old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
+        kept, added = [], []
+        for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
+            chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
+            chunk.start_char, chunk.text, chunk.embedding = start, text, vector
+            (kept if chunk.pk else added).append(chunk)
+        Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
+        Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding"], batch_size=256)
+        Chunk.objects.bulk_create(added)
         document.status = Document.Status.DONE
         document.error = ""
         document.quarantine_reason = "; ".join(flags)[:300]
@@ -362,22 +357,5 @@ def document_process(*, job: JobRun) -> JobRun:
         return job
     job.detail = {"document": document.slug, "chunks": job.items_read}
     job.finish(status=JobRun.Status.SUCCEEDED)
-    _facts_extract(document)
+    document_indexed.send(sender=Document, document=document)
     return job
-
-
-def _facts_extract(document: Document) -> None:
-    """Queue fact extraction from an uploaded or sent document, once: its facts then feed recall, citing chunks.
-
-    Markdown knowledge files are the bot's own reference (searched as documents,
-    not mined for facts), and archived conversations were extracted as turns.
-    """
-    if document.doc_type not in (Document.Type.UPLOAD, Document.Type.TEXT):
-        return
-    with transaction.atomic():
-        if IngestItem.objects.filter(document=document).exists():
-            return
-        item = IngestItem.objects.create(
-            kb_id=document.kb_id, kind=IngestItem.Kind.DOCUMENT, document=document, source=f"document:{document.slug}"
-        )
-        enqueue_item_ingest(item=item)

@@ -1,14 +1,19 @@
-"""Sync the knowledge folders into the index whenever a job worker is ready (and on the schedule)."""
+"""What the knowledge app tells others (``document_indexed``), and the folder sync it queues when a job worker is
+ready (besides the schedule)."""
 
 from __future__ import annotations
 
 import logging
 
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
 
 from kbsite.signals import worker_ready
 
 logger = logging.getLogger(__name__)
+
+# Sent when a document's indexing job has finished (``document``: its chunks are in place). Memories mines
+# uploaded and sent documents for facts that cite their chunks (memories/signals.py).
+document_indexed = Signal()
 
 
 @receiver(worker_ready)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from kbsite.jobs import job_run, job_task
 from kbsite.models import JobRun
 
-from . import archive, services
+from . import services
 
 
 @job_task(JobRun.Kind.SYNC)
@@ -26,8 +26,3 @@ def sync_knowledge_on_schedule() -> str:
 @job_task(JobRun.Kind.DOCUMENT, retry=services.document_retry)
 def process_document(job: JobRun) -> JobRun:
     return services.document_process(job=job)
-
-
-@job_task(JobRun.Kind.ARCHIVE, retry=archive.archive_retry)
-def archive_session(job: JobRun) -> JobRun:
-    return archive.session_archive(job=job)

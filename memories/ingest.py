@@ -31,6 +31,7 @@ from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase, Mode
+from knowledge.models import Document
 from memories import bulk, services
 from memories.extraction import Extraction, Fact, Turn, content_words, extract_heuristic, extract_llm, is_salient
 from memories.models import Edge, Entity, IngestItem, Memory, Message, Session, text_hash
@@ -69,7 +70,7 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
             Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         job = enqueue_extract(kb=kb) if rows else None
         if rows:
-            from knowledge.archive import archive_due
+            from memories.archive import archive_due
 
             # A new session holds just these turns: no need to count them.
             archive_due(session=session, unarchived=len(rows) if created else None)
@@ -96,6 +97,23 @@ def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
 
 def enqueue_item_ingest(*, item: IngestItem) -> JobRun:
     return jobs.job_enqueue(kind=JobRun.Kind.INGEST_TEXT, kb=item.kb, obj=item, target=item.file_name or item.source)
+
+
+def document_facts_queue(*, document: Document) -> JobRun | None:
+    """Queue fact extraction from an uploaded or sent document, once: its facts then feed recall, citing chunks.
+
+    Markdown knowledge files are the bot's own reference (searched as documents, not mined for facts), and
+    archived conversations were extracted as turns.
+    """
+    if document.doc_type not in (Document.Type.UPLOAD, Document.Type.TEXT):
+        return None
+    with transaction.atomic():
+        if IngestItem.objects.filter(document=document).exists():
+            return None
+        item = IngestItem.objects.create(
+            kb_id=document.kb_id, kind=IngestItem.Kind.DOCUMENT, document=document, source=f"document:{document.slug}"
+        )
+        return enqueue_item_ingest(item=item)
 
 
 # --- Applying facts ------------------------------------------------------------------

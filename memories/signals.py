@@ -1,4 +1,5 @@
-"""Keep each KB's consolidation schedule in step with the KB, however it is changed (API, admin, shell)."""
+"""Keep each KB's consolidation schedule in step with the KB, however it is changed (API, admin, shell); mine an
+indexed upload for facts."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from kbsite.models import KnowledgeBase
+from knowledge.models import Document
+from knowledge.signals import document_indexed
 from memories.consolidation import kb_schedule_sync, schedule_name
+from memories.ingest import document_facts_queue
 
 
 @receiver(post_save, sender=KnowledgeBase)
@@ -19,3 +23,8 @@ def kb_deleted(sender, instance: KnowledgeBase, **kwargs) -> None:
     from django_q.models import Schedule
 
     Schedule.objects.filter(name=schedule_name(instance)).delete()
+
+
+@receiver(document_indexed)
+def document_was_indexed(sender, document: Document, **kwargs) -> None:
+    document_facts_queue(document=document)

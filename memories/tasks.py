@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kbsite.jobs import job_run, job_task
 from kbsite.models import JobRun, KnowledgeBase
-from memories import consolidation, ingest, services
+from memories import archive, consolidation, ingest, services
 
 
 @job_task(JobRun.Kind.INGEST_MESSAGES)
@@ -25,6 +25,11 @@ def ingest_inbox_file(job: JobRun) -> JobRun:
 @job_task(JobRun.Kind.CONSOLIDATE)
 def run_consolidation(job: JobRun) -> JobRun:
     return consolidation.kb_consolidate(job=job)
+
+
+@job_task(JobRun.Kind.ARCHIVE, retry=archive.archive_retry)
+def archive_session(job: JobRun) -> JobRun:
+    return archive.session_archive(job=job)
 
 
 def consolidate_kb(kb_id: int) -> str | None:

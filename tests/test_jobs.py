@@ -10,8 +10,8 @@ from django_q.models import OrmQ
 from kbsite import jobs
 from kbsite.models import JobRun
 from knowledge import services as knowledge_services
-from knowledge.archive import enqueue_archive
 from memories import consolidation, ingest, tasks
+from memories.archive import enqueue_archive
 from memories.models import Session
 from tests.conftest import run_queued_tasks
 

@@ -84,25 +84,3 @@ class DocumentHitSerializer(serializers.Serializer):
     score = serializers.FloatField()
     signals = serializers.ListField(child=serializers.CharField())
     metadata = serializers.DictField()
-
-
-class ArchiveSerializer(serializers.Serializer):
-    session_id = serializers.CharField(max_length=200)
-    keep_recent = serializers.IntegerField(
-        min_value=0, default=0, help_text="Newest turns left out of the archive (they stay in the live session)."
-    )
-
-
-class ToolCallSerializer(serializers.Serializer):
-    arguments = serializers.JSONField(
-        required=False, default=dict, help_text="The tool's arguments: an object, or the JSON string an LLM produced."
-    )
-
-
-class ToolListSerializer(serializers.Serializer):
-    tools = serializers.ListField(child=serializers.DictField(), help_text="OpenAI function definitions.")
-
-
-class ToolResultSerializer(serializers.Serializer):
-    tool = serializers.CharField()
-    result = serializers.DictField()

@@ -1,8 +1,6 @@
-"""Views of the knowledge API: documents of a KB, search, archive, and the bot tools."""
+"""Views of the knowledge API: documents of a KB (upload, read, write, delete, re-index) and their search."""
 
 from __future__ import annotations
-
-import json
 
 from django.db.models import Count
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -11,12 +9,10 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
-from knowledge import archive, files, services, tools
+from knowledge import files, services
 from knowledge.api.serializers import (
-    ArchiveSerializer,
     DocumentAcceptedSerializer,
     DocumentDetailSerializer,
     DocumentHitSerializer,
@@ -25,13 +21,9 @@ from knowledge.api.serializers import (
     DocumentTextSerializer,
     DocumentUploadSerializer,
     DocumentWriteSerializer,
-    ToolCallSerializer,
-    ToolListSerializer,
-    ToolResultSerializer,
 )
 from knowledge.models import Document
 from knowledge.search import chunks_search
-from memories.models import Session
 
 SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.")
 
@@ -150,52 +142,3 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
             exclude_session=data.get("session_id"),
         )
         return Response({"query": data["query"], "results": DocumentHitSerializer(results, many=True).data})
-
-
-class ArchiveView(APIView):
-    """Archive a session's turns into a conversation document now (in the background)."""
-
-    @extend_schema(parameters=[KB_NAME], request=ArchiveSerializer, responses={202: DocumentAcceptedSerializer})
-    def post(self, request, kb_name):
-        kb = active_kb(request, kb_name)
-        params = ArchiveSerializer(data=request.data)
-        params.is_valid(raise_exception=True)
-        session = Session.objects.filter(kb=kb, external_id=params.validated_data["session_id"]).first()
-        if session is None:
-            raise NotFound(f"No session {params.validated_data['session_id']!r} in knowledge base {kb.name!r}.")
-        job = archive.enqueue_archive(session=session, keep=params.validated_data["keep_recent"])
-        return Response({"session_id": session.external_id, "job_id": job.pk}, status=status.HTTP_202_ACCEPTED)
-
-
-class ToolListView(APIView):
-    """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
-
-    @extend_schema(responses=ToolListSerializer)
-    def get(self, request):
-        return Response({"tools": tools.tools_definitions(bot=request.user)})
-
-
-class ToolCallView(APIView):
-    """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
-
-    @extend_schema(
-        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],
-        request=ToolCallSerializer,
-        responses=ToolResultSerializer,
-    )
-    def post(self, request, name):
-        params = ToolCallSerializer(data=request.data)
-        params.is_valid(raise_exception=True)
-        arguments = params.validated_data["arguments"]
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments or "{}")
-            except json.JSONDecodeError as exc:
-                raise ValidationError({"arguments": [f"not valid JSON: {exc}"]}) from exc
-        if not isinstance(arguments, dict):
-            raise ValidationError({"arguments": ["must be a JSON object"]})
-        try:
-            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments)
-        except tools.ToolError as exc:
-            return Response({"detail": str(exc)}, status=exc.status)
-        return Response({"tool": name, "result": result})

@@ -260,3 +260,30 @@ class ContextOutSerializer(serializers.Serializer):
 class ConsolidateAcceptedSerializer(serializers.Serializer):
     job_id = serializers.IntegerField()
     status = serializers.CharField()
+
+
+class ArchiveSerializer(serializers.Serializer):
+    session_id = serializers.CharField(max_length=200)
+    keep_recent = serializers.IntegerField(
+        min_value=0, default=0, help_text="Newest turns left out of the archive (they stay in the live session)."
+    )
+
+
+class ArchiveAcceptedSerializer(serializers.Serializer):
+    session_id = serializers.CharField()
+    job_id = serializers.IntegerField()
+
+
+class ToolCallSerializer(serializers.Serializer):
+    arguments = serializers.JSONField(
+        required=False, default=dict, help_text="The tool's arguments: an object, or the JSON string an LLM produced."
+    )
+
+
+class ToolListSerializer(serializers.Serializer):
+    tools = serializers.ListField(child=serializers.DictField(), help_text="OpenAI function definitions.")
+
+
+class ToolResultSerializer(serializers.Serializer):
+    tool = serializers.CharField()
+    result = serializers.DictField()

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
 from kbsite.models import KnowledgeBase
 from kbsite.selectors import kb_get
-from memories import answers, consolidation, context, ingest, recall, selectors, services
+from memories import answers, archive, consolidation, context, ingest, recall, selectors, services, tools
 from memories.api.serializers import (
+    ArchiveAcceptedSerializer,
+    ArchiveSerializer,
     AskInSerializer,
     AskOutSerializer,
     ClearResultSerializer,
@@ -31,9 +36,12 @@ from memories.api.serializers import (
     RecallInSerializer,
     RecallOutSerializer,
     RetireSerializer,
+    ToolCallSerializer,
+    ToolListSerializer,
+    ToolResultSerializer,
 )
 from memories.filtersets import MemoryFilterSet
-from memories.models import Consolidation, Memory, Message
+from memories.models import Consolidation, Memory, Message, Session
 
 
 def _kb_with_counts(request, name: str) -> KnowledgeBase:
@@ -236,3 +244,52 @@ class ContextView(APIView):
                 "used_chars": block.used_chars,
             }
         )
+
+
+class ArchiveView(APIView):
+    """Archive a session's turns into a conversation document now (in the background)."""
+
+    @extend_schema(parameters=[KB_NAME], request=ArchiveSerializer, responses={202: ArchiveAcceptedSerializer})
+    def post(self, request, kb_name):
+        kb = active_kb(request, kb_name)
+        params = ArchiveSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        session = Session.objects.filter(kb=kb, external_id=params.validated_data["session_id"]).first()
+        if session is None:
+            raise NotFound(f"No session {params.validated_data['session_id']!r} in knowledge base {kb.name!r}.")
+        job = archive.enqueue_archive(session=session, keep=params.validated_data["keep_recent"])
+        return Response({"session_id": session.external_id, "job_id": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+
+class ToolListView(APIView):
+    """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
+
+    @extend_schema(responses=ToolListSerializer)
+    def get(self, request):
+        return Response({"tools": tools.tools_definitions(bot=request.user)})
+
+
+class ToolCallView(APIView):
+    """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],
+        request=ToolCallSerializer,
+        responses=ToolResultSerializer,
+    )
+    def post(self, request, name):
+        params = ToolCallSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        arguments = params.validated_data["arguments"]
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments or "{}")
+            except json.JSONDecodeError as exc:
+                raise ValidationError({"arguments": [f"not valid JSON: {exc}"]}) from exc
+        if not isinstance(arguments, dict):
+            raise ValidationError({"arguments": ["must be a JSON object"]})
+        try:
+            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments)
+        except tools.ToolError as exc:
+            return Response({"detail": str(exc)}, status=exc.status)
+        return Response({"tool": name, "result": result})

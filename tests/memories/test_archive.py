@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from kbsite.models import JobRun
-from knowledge.archive import enqueue_archive
 from knowledge.models import Document
+from memories.archive import enqueue_archive
 from memories.models import Session
 from tests.conftest import run_queued_tasks
 from tests.factories import MessageFactory, SessionFactory

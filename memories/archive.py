@@ -25,11 +25,10 @@ from kbsite import jobs, locks
 from kbsite.ai import embeddings, llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
+from knowledge.models import Document
+from knowledge.services import Indexing, document_index, index_prepare
 from memories.extraction import content_words, entities_guess, is_salient, topics_guess
 from memories.models import Message, Session
-
-from .models import Document
-from .services import Indexing, document_index, index_prepare
 
 SUMMARY_CHARS = 2000
 DECISION = re.compile(

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from jsonschema import Draft202012Validator
 
 from kbsite.models import Bot, KnowledgeBase
+from knowledge import files, services
+from knowledge.models import Document
+from knowledge.search import chunks_search
 from memories import recall
 from memories.models import Memory
 from memories.services import memory_add
-
-from . import files, services
-from .models import Document
-from .search import chunks_search
 
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "default": 5, "description": "Maximum number of results."}
 
