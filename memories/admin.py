@@ -12,7 +12,7 @@ from django.utils.html import format_html, format_html_join
 
 from kbsite.models import KnowledgeBase
 from memories import selectors
-from memories.models import Consolidation, Edge, Entity, IngestItem, Memory, Message, Session
+from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
 
 
 @admin.register(KnowledgeBase)
@@ -301,8 +301,8 @@ class MemoryAdmin(admin.ModelAdmin):
         self.message_user(request, f"{count} memories released from quarantine.")
 
 
-@admin.register(Consolidation)
-class ConsolidationAdmin(admin.ModelAdmin):
+@admin.register(Insight)
+class InsightAdmin(admin.ModelAdmin):
     list_display = ["short_text", "kb", "mode", "linked_count", "created_at"]
     list_filter = ["mode", "kb__bot", "kb"]
     list_select_related = ["kb__bot"]

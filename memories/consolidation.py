@@ -22,7 +22,7 @@ from kbsite.ai.defence import screen_many
 from kbsite.ai.vectors import as_vectors
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase, Mode
-from memories.models import Consolidation, Memory
+from memories.models import Insight, Memory
 
 logger = logging.getLogger(__name__)
 
@@ -168,16 +168,16 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
             return job
         with transaction.atomic():
             now = timezone.now()
-            rows = Consolidation.objects.bulk_create(
+            rows = Insight.objects.bulk_create(
                 [
-                    Consolidation(kb=kb, text=text, embedding=vector, mode=job.mode, job_run=job, created_at=now)
+                    Insight(kb=kb, text=text, embedding=vector, mode=job.mode, job_run=job, created_at=now)
                     for text, vector in zip(texts, vectors, strict=True)
                 ]
             )
-            through = Consolidation.memories.through
+            through = Insight.memories.through
             through.objects.bulk_create(
                 [
-                    through(consolidation_id=row.pk, memory_id=pk)
+                    through(insight_id=row.pk, memory_id=pk)
                     for row, (_, ids) in zip(rows, insights, strict=True)
                     for pk in ids
                 ]

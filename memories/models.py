@@ -254,7 +254,7 @@ class Memory(models.Model):
         return True
 
 
-class Consolidation(models.Model):
+class Insight(models.Model):
     """An insight drawn from several memories, linking back to them."""
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="insights")

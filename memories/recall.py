@@ -28,7 +28,7 @@ from kbsite.ai import embeddings
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
-from memories.models import Consolidation, Edge, Memory
+from memories.models import Edge, Insight, Memory
 
 FTS_WEIGHT = 3.0
 VECTOR_WEIGHT = 3.0
@@ -145,12 +145,12 @@ def _scope_sql(
     else:
         if as_of is not None:
             clauses.append(
-                "memories_consolidation.created_at <= %s AND (memories_consolidation.valid_to IS NULL "
-                "OR memories_consolidation.valid_to > %s)"
+                "memories_insight.created_at <= %s AND (memories_insight.valid_to IS NULL "
+                "OR memories_insight.valid_to > %s)"
             )
             params += [as_of, as_of]
         else:
-            clauses.append("memories_consolidation.valid_to IS NULL")
+            clauses.append("memories_insight.valid_to IS NULL")
     return " AND ".join(clauses)
 
 
@@ -446,7 +446,7 @@ def recall(
     scopes = []
     for table, type_, wanted in (
         ("memories_memory", "memory", want_memories),
-        ("memories_consolidation", "insight", want_insights),
+        ("memories_insight", "insight", want_insights),
     ):
         if wanted:
             params: list = []
@@ -576,7 +576,7 @@ def _load_hits(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
     hits: dict[tuple[str, int], Hit] = {}
     for row in Memory.objects.filter(pk__in=memory_ids).values(*HIT_FIELDS):
         hits[("memory", row["id"])] = _memory_hit(row, kb_names)
-    for pk, kb_id, text, created_at in Consolidation.objects.filter(pk__in=insight_ids).values_list(
+    for pk, kb_id, text, created_at in Insight.objects.filter(pk__in=insight_ids).values_list(
         "id", "kb_id", "text", "created_at"
     ):
         hits[("insight", pk)] = Hit(
@@ -618,8 +618,8 @@ def _attach_sources(hits: list[Hit]) -> None:
         for pk, sources in Memory.objects.filter(pk__in=list(memory_hits)).sources_by_id().items():
             memory_hits[pk].sources = sources
     if insight_hits:
-        links = Consolidation.memories.through.objects.filter(consolidation_id__in=list(insight_hits)).order_by("id")
-        for insight_id, memory_id in links.values_list("consolidation_id", "memory_id"):
+        links = Insight.memories.through.objects.filter(insight_id__in=list(insight_hits)).order_by("id")
+        for insight_id, memory_id in links.values_list("insight_id", "memory_id"):
             insight_hits[insight_id].sources.append({"type": "memory", "memory_id": memory_id})
 
 

@@ -11,7 +11,7 @@ from kbsite import jobs, locks
 from kbsite.ai import embeddings
 from kbsite.locks import Lock
 from kbsite.models import KnowledgeBase, Mode
-from memories.models import Consolidation, Entity, Memory, TermStat, text_hash
+from memories.models import Entity, Insight, Memory, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,7 @@ def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:
     cursors stay where they are, so cleared facts are not re-extracted.
     """
     with transaction.atomic():
-        insights = Consolidation.objects.filter(kb=kb).delete()[1].get("memories.Consolidation", 0)
+        insights = Insight.objects.filter(kb=kb).delete()[1].get("memories.Insight", 0)
         memories = Memory.objects.filter(kb=kb).delete()[1].get("memories.Memory", 0)
         entities = Entity.objects.filter(kb=kb).delete()[1].get("memories.Entity", 0)
         TermStat.objects.filter(kb=kb).delete()
@@ -75,7 +75,7 @@ def enqueue_embed_missing(*, kb_id: int | None) -> None:
 def memories_embed_missing(*, kb_id: int | None = None) -> int:
     """Embed live memories and insights that have no embedding yet, in batches. Returns how many."""
     done = 0
-    for model in (Memory, Consolidation):
+    for model in (Memory, Insight):
         while True:
             queryset = model.objects.filter(embedding__isnull=True, valid_to__isnull=True)
             if kb_id is not None:

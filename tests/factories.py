@@ -6,7 +6,7 @@ import factory
 from django.utils import timezone
 
 from kbsite.models import Bot, KnowledgeBase
-from memories.models import Consolidation, Memory, Message, Session
+from memories.models import Insight, Memory, Message, Session
 
 
 class BotFactory(factory.django.DjangoModelFactory):
@@ -58,7 +58,7 @@ class MemoryFactory(factory.django.DjangoModelFactory):
 
 class InsightFactory(factory.django.DjangoModelFactory):
     class Meta:
-        model = Consolidation
+        model = Insight
         skip_postgeneration_save = True
 
     kb = factory.SubFactory(KnowledgeBaseFactory)

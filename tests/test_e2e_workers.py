@@ -8,7 +8,7 @@ import time
 import pytest
 
 from kbsite.models import JobRun
-from memories.models import Consolidation, Memory
+from memories.models import Insight, Memory
 from memories.schedules import ensure_schedules
 from tests.conftest import wait_for
 
@@ -40,7 +40,7 @@ def test_workers_ingest_and_consolidate_on_their_own(api, kb, qcluster):
     wait_for(lambda: Memory.objects.filter(source="chat").count() == 2, 90, "memories from posted turns")
     wait_for(lambda: Memory.objects.filter(source="inbox:garden.txt").exists(), 90, "memories from the inbox file")
     wait_for(lambda: (kb.processed_dir / "garden.txt").exists(), 30, "the file to move to processed/")
-    wait_for(lambda: Consolidation.objects.filter(kb=kb).exists(), 180, "a scheduled consolidation")
+    wait_for(lambda: Insight.objects.filter(kb=kb).exists(), 180, "a scheduled consolidation")
     run = JobRun.objects.get(kind="consolidate", status="succeeded")
     assert run.target == "scheduled" and run.mode == "heuristic"
     assert set(JobRun.objects.exclude(kind="consolidate").values_list("status", flat=True)) == {"succeeded"}

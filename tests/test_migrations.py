@@ -129,8 +129,9 @@ def _fill_release_rows(url: str) -> dict[str, int]:
             created_at=NOW,
         )  # fmt: skip
         _insert(c, "memories_termstat", kb_id=ids["kb"], term="berlin", ndoc=1)
-        # The release's content types of the models that move to the base app, with a permission of each.
-        for model in ("bot", "apikey", "knowledgebase", "jobrun"):
+        # The release's content types of the models that move to the base app or are renamed, with a permission
+        # of each.
+        for model in ("bot", "apikey", "knowledgebase", "jobrun", "consolidation"):
             ids[f"ct_{model}"] = _insert(c, "django_content_type", app_label="memories", model=model)
             _insert(c, "auth_permission", name=f"Can add {model}", content_type_id=ids[f"ct_{model}"],
                     codename=f"add_{model}")  # fmt: skip
@@ -145,7 +146,7 @@ from django.contrib.contenttypes.models import ContentType
 from django_q.models import Schedule
 from kbsite.models import ApiKey, Bot, JobRun, KnowledgeBase
 from knowledge.models import Chunk, Document
-from memories.models import Consolidation as Insight, Edge, IngestItem, Memory, Message, Session, TermStat
+from memories.models import Edge, IngestItem, Insight, Memory, Message, Session, TermStat
 kb = KnowledgeBase.objects.get(name="notes")
 memory = Memory.objects.get()
 print(json.dumps({
@@ -159,6 +160,7 @@ print(json.dumps({
     "item": IngestItem.objects.get().job_runs.get().kind,
     "content_types": {ct.model: ct.pk for ct in ContentType.objects.filter(app_label="kbsite")},
     "permission": Permission.objects.get(codename="add_bot").content_type.app_label,
+    "insight_type": ContentType.objects.get(app_label="memories", model="insight").pk,
     "schedule": Schedule.objects.filter(name=f"consolidate-kb-{kb.pk}").exists(),
 }))
 """
@@ -209,6 +211,7 @@ def test_a_release_database_migrates_forward_with_its_rows(released_database):
     assert found["item"] == "ingest_text"
     assert found["content_types"] == {m: ids[f"ct_{m}"] for m in ("bot", "apikey", "knowledgebase", "jobrun")}
     assert found["permission"] == "kbsite"
+    assert found["insight_type"] == ids["ct_consolidation"]  # renamed, with its permissions
     assert found["schedule"] is True  # the post-migrate schedule sync read the KB through the new models
 
 

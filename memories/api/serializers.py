@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from kbsite.ai import llm
 from kbsite.models import KnowledgeBase
-from memories.models import Consolidation, Memory, Message
+from memories.models import Insight, Memory, Message
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
@@ -137,11 +137,11 @@ class InsightSerializer(serializers.ModelSerializer):
     memory_ids = serializers.SerializerMethodField()
 
     class Meta:
-        model = Consolidation
+        model = Insight
         fields = ["id", "text", "mode", "memory_ids", "created_at"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
-    def get_memory_ids(self, insight: Consolidation) -> list[int]:
+    def get_memory_ids(self, insight: Insight) -> list[int]:
         return sorted(m.pk for m in insight.memories.all())
 
 

@@ -41,7 +41,7 @@ from memories.api.serializers import (
     ToolResultSerializer,
 )
 from memories.filtersets import MemoryFilterSet
-from memories.models import Consolidation, Memory, Message, Session
+from memories.models import Insight, Memory, Message, Session
 
 
 def _kb_with_counts(request, name: str) -> KnowledgeBase:
@@ -218,9 +218,9 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
-            return Consolidation.objects.none()
+            return Insight.objects.none()
         return (
-            Consolidation.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
+            Insight.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
             .prefetch_related(Prefetch("memories", queryset=Memory.objects.only("id")))
             .order_by("-created_at", "-id")
         )

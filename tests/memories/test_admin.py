@@ -22,7 +22,7 @@ CHANGELISTS = [
     "memories_session",
     "memories_message",
     "memories_memory",
-    "memories_consolidation",
+    "memories_insight",
     "memories_entity",
     "memories_edge",
     "kbsite_jobrun",
@@ -91,7 +91,7 @@ def test_change_pages_show_provenance_links_and_chunks(admin_client):
     assert "message chat-7 / m-1: Hi, I&#x27;m Al" in page
     assert "handbook#3" in page and "Alice keeps seven cats at home." in page and "file cats.txt" in page
     assert "Alice is a cat person." in page
-    assert "Alice owns seven cats." in _page(admin_client, "memories_consolidation", insight.pk)
+    assert "Alice owns seven cats." in _page(admin_client, "memories_insight", insight.pk)
     assert "Alice keeps seven cats at home." in _page(admin_client, "knowledge_document", document.pk)
     assert str(kb.folder) in _page(admin_client, "kbsite_knowledgebase", kb.pk)
 

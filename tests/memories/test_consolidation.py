@@ -12,7 +12,7 @@ from django_q.models import Schedule
 from kbsite.locks import Lock
 from kbsite.models import JobRun
 from memories import consolidation
-from memories.models import Consolidation, Memory
+from memories.models import Insight, Memory
 from memories.schedules import ensure_schedules
 from tests.conftest import run_queued_tasks
 from tests.factories import KnowledgeBaseFactory, MemoryFactory
@@ -51,7 +51,7 @@ def test_llm_insights_are_linked_to_their_memories(api, three, fake_llm):
         40,
         "llm",
     )
-    insight = Consolidation.objects.get()
+    insight = Insight.objects.get()
     assert sorted(insight.memories.values_list("id", flat=True)) == [a.pk, b.pk]
     assert insight.embedding is not None and insight.job_run == run
     assert Memory.objects.filter(consolidated=True).count() == 3
@@ -72,7 +72,7 @@ def test_ids_outside_the_batch_are_rejected(api, three, fake_llm, bad_ids):
         fake_llm.reply_json({"insights": [{"text": "Made up.", "memory_ids": [a.pk, *bad_ids]}]})
     run = consolidate(api)
     assert run.status == "failed" and "outside the batch" in run.error
-    assert Consolidation.objects.count() == 0
+    assert Insight.objects.count() == 0
     assert Memory.objects.filter(consolidated=True).count() == 0
 
 
@@ -99,7 +99,7 @@ def test_offline_insights_group_memories_by_shared_entities(api, three):
     a, b, _ = three
     run = consolidate(api)
     assert run.status == "succeeded" and run.mode == "heuristic"
-    insight = Consolidation.objects.get()
+    insight = Insight.objects.get()
     assert insight.mode == "heuristic" and "about alice" in insight.text
     assert sorted(insight.memories.values_list("id", flat=True)) == [a.pk, b.pk]
 
@@ -121,7 +121,7 @@ def test_runs_of_one_kb_never_overlap(kb, three, transactional_db):
         thread = threading.Thread(target=lambda: result.append(consolidation.kb_consolidate(job=job).status))
         thread.start()
         thread.join()
-        assert result == ["skipped"] and Consolidation.objects.count() == 0
+        assert result == ["skipped"] and Insight.objects.count() == 0
     finally:
         other.close()
     assert consolidation.kb_consolidate(job=JobRun.objects.create(kb=kb, kind="consolidate")).status == "succeeded"
@@ -165,8 +165,8 @@ def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three, tra
     )
     assert response.status_code == 200
     run_queued_tasks()
-    insight = Consolidation.objects.get()
-    page = admin_client.get(reverse("admin:memories_consolidation_change", args=[insight.pk])).content.decode()
+    insight = Insight.objects.get()
+    page = admin_client.get(reverse("admin:memories_insight_change", args=[insight.pk])).content.decode()
     assert a.text in page and b.text in page
     page = admin_client.get(reverse("admin:memories_memory_change", args=[a.pk])).content.decode()
     assert insight.text[:40] in page
