@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from kbsite.models import JobRun
+from memories.ingest import claims
 from memories.models import IngestItem, Memory, Message
 from tests.conftest import run_queued_tasks
 
@@ -192,17 +193,16 @@ def test_a_large_backlog_queues_a_helper_job_for_another_worker(api, kb, setting
 def test_jobs_sharing_a_backlog_each_claim_at_most_an_even_share(api, kb):
     """With two workers, a job claims at most half of the free turns however large its chunk, so the last
     of a KB's turns are split between the workers rather than left to one of them running alone."""
-    from memories import ingest
 
     _sessions(api, sessions=4, turns=4)
     first = JobRun.objects.get()
     second = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES)
-    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    by_first, more = claims.sessions_claim(kb, first, set(), budget=100, sharers=2)
     assert (len(by_first), more) == (2, True)  # 8 of the 16 free turns
-    by_second, more = ingest._claim_batches(kb, second, set(), budget=100, sharers=2)
+    by_second, more = claims.sessions_claim(kb, second, set(), budget=100, sharers=2)
     assert (len(by_second), more) == (1, True)  # 4 of the 8 still free
-    ingest._release(first, by_first)
-    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=1)
+    claims.sessions_release(first, by_first)
+    by_first, more = claims.sessions_claim(kb, first, set(), budget=100, sharers=1)
     assert (len(by_first), more) == (3, False)  # alone, a job takes all its chunk holds
 
 
@@ -222,12 +222,12 @@ def test_while_other_kbs_wait_a_job_claims_its_share_of_all_the_waiting_turns(ap
             messages=[{"external_id": f"o{s}t{t}", "content": HOBBIES[t], "role": "user"} for t in range(4)],
         )
     assert JobRun.objects.filter(kb=other, status="queued").exists()
-    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    by_first, more = claims.sessions_claim(kb, first, set(), budget=100, sharers=2)
     assert (len(by_first), more) == (4, False)  # all 16 of its KB's turns: half of the 32 waiting
-    ingest._release(first, by_first)
+    claims.sessions_release(first, by_first)
 
     JobRun.objects.filter(kb=other).update(status="running")  # the other worker took that KB: no longer waiting
-    by_first, more = ingest._claim_batches(kb, first, set(), budget=100, sharers=2)
+    by_first, more = claims.sessions_claim(kb, first, set(), budget=100, sharers=2)
     assert (len(by_first), more) == (2, True)  # half of this KB's 16
 
 

@@ -1,0 +1,234 @@
+"""Applying an extraction, in one transaction per batch: verbatim and near-duplicates skipped (their turns added
+to the provenance of the memory they repeat), contradicted facts retired (never deleted), the entity graph
+grown, the session cursors advanced only then. Applies of one KB take turns under its write lock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from kbsite import locks
+from kbsite.ai import embeddings
+from kbsite.ai.defence import Screening, screen_many
+from kbsite.ai.vectors import as_vectors, vector_cursor
+from kbsite.locks import Lock
+from kbsite.models import JobRun, KnowledgeBase
+from memories import bulk
+from memories.extraction import Extraction, Fact
+from memories.models import Edge, Entity, Memory, Session, text_hash
+
+
+@dataclass
+class CursorGuard:
+    """Advance ``session``'s cursor to ``to`` in the apply transaction, if it is still at ``expected``."""
+
+    session_id: int
+    expected: int
+    to: int
+
+
+class CursorMoved(Exception):
+    """Another job already processed these turns; this job's result is discarded."""
+
+
+def facts_apply(
+    *,
+    kb: KnowledgeBase,
+    extraction: Extraction,
+    turn_message_ids: dict[str, int],
+    job: JobRun,
+    source: str,
+    source_file: str = "",
+    cursors: list[CursorGuard] = (),
+    turn_chunks: dict[str, int] | None = None,
+) -> None:
+    """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors.
+
+    ``turn_message_ids`` and ``turn_chunks`` map the extraction's turn refs to the messages or document chunks
+    its facts cite; the ``cursors`` move only if no other job has moved them since the extraction started.
+    """
+    facts = _screened(extraction, job)
+    vectors = as_vectors(embeddings.embed([s.text for _, s in facts]))  # before the lock, in one batch
+    now = timezone.now()
+    with transaction.atomic():
+        locks.hold(Lock.KB_WRITE, kb.pk)
+        _cursors_check(cursors)
+        indexed = bool(KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first())
+        fields = dict(
+            kb=kb, source=source, source_file=source_file, mode=extraction.mode, job_run=job, in_vector_index=indexed
+        )
+        new, repeated = _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, fields, now)
+        bulk.memories_insert([memory for memory, _, _ in new])
+        _sources_link(new, repeated)
+        job.facts_superseded += _superseded_retire(kb, new, now)
+        job.facts_added += len(new)
+        job.facts_quarantined += sum(1 for memory, _, _ in new if memory.quarantined)
+        _graph_grow(kb, [memory for memory, _, _ in new], extraction.edges)
+        for guard in cursors:
+            Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
+        job.tokens_in += extraction.tokens_in
+        job.tokens_out += extraction.tokens_out
+        job.mode = extraction.mode
+        job.save()
+
+
+def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening]]:
+    """The facts with their screening (cleaned text, flags); those left with under 3 characters are skipped."""
+    screened = screen_many([f.text for f in extraction.facts])
+    facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
+    job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
+    return facts
+
+
+def _cursors_check(cursors: list[CursorGuard]) -> None:
+    """The cursors must still be where the extraction started, or another job applied these turns."""
+    if not cursors:
+        return
+    at = dict(
+        Session.objects.select_for_update()
+        .filter(pk__in=[c.session_id for c in cursors])
+        .values_list("id", "extracted_through")
+    )
+    moved = [c for c in cursors if at.get(c.session_id) != c.expected]
+    if moved:
+        raise CursorMoved(f"{len(moved)} session cursor(s) moved while extracting; result discarded")
+
+
+NewMemory = tuple[Memory, list[int], "int | None"]  # the memory, the messages it cites, the memory it replaces
+
+
+def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields, now):
+    """The memories to insert, and (memory id, message ids) for the repeats: a fact whose text is already live
+    (or, unless it supersedes, is a near-duplicate of a live memory) adds its turns to that memory's sources."""
+    hashes = [text_hash(s.text) for _, s in facts]
+    existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
+    near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY, fields["in_vector_index"])
+    new: list[NewMemory] = []
+    repeated: list[tuple[int, list[int]]] = []
+    batch_hashes: set[str] = set()
+    for i, ((fact, screening), vector, digest) in enumerate(zip(facts, vectors, hashes, strict=True)):
+        message_ids = [turn_message_ids[r] for r in fact.turn_refs if r in turn_message_ids]
+        duplicate_of = existing.get(digest) or (near.get(i) if fact.supersedes is None else None)
+        if duplicate_of or digest in batch_hashes:
+            job.facts_skipped += 1
+            if duplicate_of and message_ids:
+                repeated.append((duplicate_of, message_ids))
+            continue
+        batch_hashes.add(digest)
+        chunk_ids = [turn_chunks[r] for r in fact.turn_refs if r in turn_chunks]
+        memory = Memory(
+            text=screening.text,
+            source_chunk_id=chunk_ids[0] if chunk_ids else None,
+            kind=fact.kind,
+            entities=fact.entities,
+            topics=fact.topics,
+            importance=fact.importance,
+            embedding=vector,
+            content_hash=digest,
+            valid_from=fact.valid_from,
+            quarantined=screening.quarantined,
+            quarantine_reason=screening.reason,
+            created_at=now,
+            **fields,
+        )
+        new.append((memory, message_ids, fact.supersedes))
+    return new, repeated
+
+
+def _sources_link(new: list[NewMemory], repeated: list[tuple[int, list[int]]]) -> None:
+    through = Memory.source_messages.through
+    links = [through(memory_id=m.pk, message_id=msg) for m, msgs, _ in new for msg in msgs]
+    links += [through(memory_id=pk, message_id=msg) for pk, msgs in repeated for msg in msgs]
+    through.objects.bulk_create(links, ignore_conflicts=True)
+
+
+def _superseded_retire(kb: KnowledgeBase, new: list[NewMemory], now) -> int:
+    """Retire the live facts the new ones replace (and the edges they asserted). Returns how many."""
+    retired = 0
+    for memory, _, old_id in new:
+        if old_id is None:
+            continue
+        if Memory.objects.filter(pk=old_id, kb=kb, valid_to__isnull=True).update(
+            valid_to=now, superseded_by=memory, retired_reason="superseded by a newer fact", updated_at=now
+        ):
+            retired += 1
+            Edge.objects.filter(memory_id=old_id, valid_to__isnull=True).update(valid_to=now)
+    return retired
+
+
+def _graph_grow(kb: KnowledgeBase, memories: list[Memory], edges: list[tuple[str, str, str]]) -> None:
+    """The entities the new memories and edges name, and the edges, each anchored to a memory naming its source."""
+    names = {e for m in memories for e in m.entities} | {n for src, _, dst in edges for n in (src, dst)}
+    entity_map = _upsert_entities(kb, names)
+    anchor = {e: m for m in memories for e in m.entities}
+    Edge.objects.bulk_create(
+        [
+            Edge(kb=kb, src=entity_map[src], relation=rel[:100], dst=entity_map[dst], memory=anchor.get(src))
+            for src, rel, dst in edges
+            if src in entity_map and dst in entity_map and src != dst
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, indexed: bool) -> dict[int, int]:
+    """For each vector index, the id of the most similar live memory at least ``threshold`` similar.
+
+    Memories outside the vector index (all of a small KB's; in a large one, those written outside ingest
+    until their embedding job moves them in) are compared exactly, in memory; with ``indexed``, the KB's
+    memories in the index are probed through it, one query for all the vectors."""
+    if not vectors:
+        return {}
+    best: dict[int, tuple[float, int]] = {}  # vector index -> (similarity, memory id)
+    with vector_cursor(binary_results=True) as cursor:
+        cursor.execute(
+            """SELECT id, embedding FROM memories_memory
+               WHERE kb_id = %s AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
+            [kb_id],
+            binary=True,  # parsing 384 floats of text per row cost more than the query
+        )
+        rows = cursor.fetchall()
+    if rows:
+        new = np.asarray(vectors, dtype=np.float32)
+        old = np.stack([v.to_numpy() for _, v in rows]).astype(np.float32)
+        # Cosine similarity (an OpenAI-compatible endpoint need not return unit vectors).
+        new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
+        old /= np.linalg.norm(old, axis=1, keepdims=True) + 1e-12
+        similarity = new @ old.T
+        for i, j in enumerate(similarity.argmax(axis=1)):
+            best[i] = (float(similarity[i, j]), rows[j][0])
+    if indexed:
+        with vector_cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                """
+                SELECT q.idx, nn.id, nn.distance
+                FROM unnest(%s::int[], %s::vector[]) AS q(idx, v)
+                CROSS JOIN LATERAL (
+                    SELECT m.id, m.embedding <=> q.v AS distance
+                    FROM memories_memory m
+                    WHERE m.kb_id = %s AND m.in_vector_index AND m.valid_to IS NULL AND m.embedding IS NOT NULL
+                    ORDER BY m.embedding <=> q.v
+                    LIMIT 1
+                ) nn
+                """,
+                [list(range(len(vectors))), vectors, kb_id],
+            )
+            for i, pk, distance in cursor.fetchall():
+                if i not in best or 1 - distance > best[i][0]:
+                    best[i] = (1 - distance, pk)
+    return {i: pk for i, (similarity, pk) in best.items() if similarity >= threshold}
+
+
+def _upsert_entities(kb: KnowledgeBase, names: set[str]) -> dict[str, Entity]:
+    names = {n for n in names if n}
+    if not names:
+        return {}
+    Entity.objects.bulk_create(
+        [Entity(kb=kb, name=n[:200], display_name=n[:200]) for n in names], ignore_conflicts=True
+    )
+    return {e.name: e for e in Entity.objects.filter(kb=kb, name__in=names)}

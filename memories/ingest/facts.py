@@ -1,0 +1,67 @@
+"""Facts from turns: the LLM, shown the live facts it may supersede, or offline the heuristic extractor; and how a
+failed extraction is recorded on its job."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db.models import F
+from django.utils import timezone
+
+from kbsite.ai import llm
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import JobRun, KnowledgeBase, Mode
+from memories.extraction import Extraction, Turn, content_words, extract_heuristic, extract_llm
+from memories.models import Memory
+
+logger = logging.getLogger(__name__)
+
+
+def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn]) -> list[tuple[int, str, str]]:
+    """The live facts the model should see: those sharing words with the turns, then the most recent."""
+    limit = settings.EXTRACT_LIVE_FACTS
+    if limit == 0:
+        return []
+    live = Memory.objects.injectable().filter(kb=kb)
+    words = sorted({w for t in turns for w in content_words(t.text) if re.fullmatch(r"[a-z0-9]+", w)})[:64]
+    picked: list[tuple[int, str, str]] = []
+    if words:
+        query = SearchQuery(" | ".join(words), search_type="raw", config=FTS_CONFIG)
+        picked = list(
+            live.filter(search_vector=query)
+            .annotate(rank=SearchRank(F("search_vector"), query))
+            .order_by("-rank")
+            .values_list("id", "kind", "text")[:limit]
+        )
+    seen = {pk for pk, _, _ in picked}
+    for row in live.order_by("-created_at").values_list("id", "kind", "text")[: limit * 2]:
+        if len(picked) >= limit:
+            break
+        if row[0] not in seen:
+            picked.append(row)
+    return picked
+
+
+def extract(kb: KnowledgeBase, turns: list[Turn]) -> Extraction:
+    if llm.is_configured():
+        return extract_llm(turns=turns, live_facts=_live_facts_for_prompt(kb, turns), now=timezone.now())
+    return extract_heuristic(turns)
+
+
+def mode() -> str:
+    return Mode.LLM if llm.is_configured() else Mode.HEURISTIC
+
+
+def job_fail(job: JobRun, exc: Exception) -> JobRun:
+    tokens = getattr(exc, "tokens", (0, 0))
+    job.tokens_in += tokens[0]
+    job.tokens_out += tokens[1]
+    attempts = getattr(exc, "attempts", None)
+    if attempts:
+        job.detail = {**job.detail, "llm_attempts": attempts}
+    job.finish(status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    logger.warning("job %s failed: %s", job.pk, exc)
+    return job

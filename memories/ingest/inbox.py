@@ -1,0 +1,126 @@
+"""Inbox folders: a file dropped into ``<data dir>/<bot>/<kb>/inbox/`` is claimed once it has settled, turned into
+text and ingested, then moved to ``processed/``, or to ``failed/`` with ``<name>.error.txt`` saying why."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from kbsite import jobs
+from kbsite.models import JobRun, KnowledgeBase
+from knowledge.extractors import ExtractionFailed, extract_text
+from memories.ingest.facts import job_fail
+from memories.ingest.items import item_ingest
+from memories.models import IngestItem
+
+CLAIM_DIR = ".processing"
+
+
+def _stable(path: Path) -> bool:
+    """A file that has stopped changing: not modified for INBOX_SETTLE_SECONDS."""
+    try:
+        return time.time() - path.stat().st_mtime >= settings.INBOX_SETTLE_SECONDS
+    except FileNotFoundError:
+        return False
+
+
+def _unique(target: Path) -> Path:
+    if not target.exists():
+        return target
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%S%f")
+    return target.with_name(f"{target.stem}.{stamp}{target.suffix}")
+
+
+def inbox_scan() -> int:
+    """Claim every settled file in every active KB's inbox and queue it. Returns how many were queued."""
+    queued = 0
+    stale_after = settings.Q_CLUSTER["retry"] * 2
+    for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+        inbox = kb.inbox_dir
+        if not inbox.is_dir():
+            continue
+        claims = inbox / CLAIM_DIR
+        for path in sorted(inbox.iterdir()):
+            if not path.is_file() or path.name.startswith(".") or not _stable(path):
+                continue
+            claims.mkdir(exist_ok=True)
+            claimed = _unique(claims / path.name)
+            try:
+                # rename() is atomic: of two scanners, exactly one claims the file.
+                os.rename(path, claimed)
+            except FileNotFoundError:
+                continue
+            _queue_file(kb, claimed)
+            queued += 1
+        # A claim left behind by a worker that died is released back to the inbox.
+        if claims.is_dir():
+            for path in claims.iterdir():
+                if time.time() - path.stat().st_mtime > stale_after:
+                    os.rename(path, _unique(inbox / path.name))
+    return queued
+
+
+def _queue_file(kb: KnowledgeBase, claimed: Path) -> JobRun:
+    os.utime(claimed)  # the claim's age is measured from now
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_FILE, kb=kb, target=str(claimed.relative_to(kb.folder)))
+
+
+def inbox_file_ingest(*, job: JobRun) -> JobRun:
+    """Extract a claimed inbox file, ingest its text, move it to processed/ (or failed/ with the reason)."""
+    kb = job.kb
+    claimed = kb.folder / job.target
+    name = claimed.name
+    if not claimed.is_file():
+        job.finish(status=JobRun.Status.SKIPPED, error="file is gone (already processed?)")
+        return job
+    try:
+        text = extract_text(name, claimed.read_bytes())
+    except ExtractionFailed as exc:
+        job.start()
+        _park_failed(job, claimed, str(exc))
+        return job_fail(job, exc)
+    item = IngestItem.objects.create(
+        kb=kb, kind=IngestItem.Kind.FILE, file_name=name, source=f"inbox:{name}", text=text
+    )
+    job.object = item
+    job.save(update_fields=["object_type", "object_id"])
+    item_ingest(job=job)
+    if job.status == JobRun.Status.SUCCEEDED:
+        kb.processed_dir.mkdir(parents=True, exist_ok=True)
+        shutil.move(claimed, _unique(kb.processed_dir / name))
+    else:
+        _park_failed(job, claimed, job.error)
+        job.save(update_fields=["detail"])
+    return job
+
+
+def _park_failed(job: JobRun, claimed: Path, reason: str) -> None:
+    """Move the file to failed/ with ``<name>.error.txt`` beside it saying why."""
+    failed_dir = job.kb.failed_dir
+    failed_dir.mkdir(parents=True, exist_ok=True)
+    target = _unique(failed_dir / claimed.name)
+    shutil.move(claimed, target)
+    target.with_name(target.name + ".error.txt").write_text(
+        f"{timezone.now().isoformat()} could not ingest {claimed.name}:\n{reason}\n"
+    )
+    job.detail = {**job.detail, "failed_file": target.name}
+
+
+def file_retry(job: JobRun) -> JobRun | None:
+    """Move the failed file back among the claimed inbox files and queue it again."""
+    kb = job.kb
+    name = job.detail.get("failed_file") or Path(job.target).name
+    failed = kb.failed_dir / name
+    if not failed.is_file():
+        return None
+    failed.with_name(name + ".error.txt").unlink(missing_ok=True)
+    claims = kb.inbox_dir / CLAIM_DIR
+    claims.mkdir(parents=True, exist_ok=True)
+    claimed = _unique(claims / name)
+    shutil.move(failed, claimed)
+    return _queue_file(kb, claimed)

@@ -1,0 +1,80 @@
+"""The ingest job of a text or document item: its segments extracted in LLM-sized groups and applied one group at
+a time, so a retry resumes after the groups already applied."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from kbsite.ai import embeddings, llm, splitting
+from kbsite.models import JobRun
+from memories import services
+from memories.extraction import Turn
+from memories.ingest.apply import facts_apply
+from memories.ingest.facts import extract, job_fail, mode
+from memories.ingest.receive import enqueue_item_ingest
+from memories.models import IngestItem
+
+SEGMENT_CHARS = 2500
+LLM_CALL_CHARS = 8000
+
+
+def item_ingest(*, job: JobRun) -> JobRun:
+    """Ingest a text or file item, resuming after the segments already applied."""
+    item = job.object
+    kb = item.kb
+    job.start()
+    chunk_ids: list[int] = []
+    if item.kind == IngestItem.Kind.DOCUMENT:
+        # The document's own chunks are the segments, so each fact cites the chunk it came from.
+        rows = list(item.document.chunks.order_by("ordinal").values_list("id", "text")) if item.document else []
+        chunk_ids = [pk for pk, _ in rows]
+        segments = [text for _, text in rows]
+        source = item.source
+    else:
+        segments = splitting.pieces(item.text, SEGMENT_CHARS)
+        source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
+    try:
+        position = item.progress
+        while position < len(segments):
+            # Group segments into one LLM call of at most LLM_CALL_CHARS.
+            group, size = [], 0
+            while position + len(group) < len(segments):
+                segment = segments[position + len(group)]
+                if group and size + len(segment) > LLM_CALL_CHARS:
+                    break
+                group.append(segment)
+                size += len(segment)
+            turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
+            job.items_read += len(turns)
+            extraction = extract(kb, turns)
+            facts_apply(
+                kb=kb,
+                extraction=extraction,
+                turn_message_ids={},
+                job=job,
+                source=source,
+                source_file=item.file_name,
+                turn_chunks={t.ref: chunk_ids[position + i] for i, t in enumerate(turns)} if chunk_ids else None,
+            )
+            position += len(group)
+            IngestItem.objects.filter(pk=item.pk).update(progress=position)
+    except (llm.LLMError, embeddings.EmbeddingError) as exc:
+        IngestItem.objects.filter(pk=item.pk).update(status=IngestItem.Status.FAILED, error=str(exc))
+        return job_fail(job, exc)
+    IngestItem.objects.filter(pk=item.pk).update(
+        status=IngestItem.Status.DONE, error="", processed_at=timezone.now(), progress=len(segments)
+    )
+    job.mode = job.mode or mode()
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    services.kb_term_stats_refresh_if_due(kb=kb)
+    services.kb_vector_index_if_due(kb=kb)
+    return job
+
+
+def item_retry(job: JobRun) -> JobRun | None:
+    """Queue a failed text or document item again; it resumes after the segments already applied."""
+    item = job.object
+    if not isinstance(item, IngestItem) or item.kind not in (IngestItem.Kind.TEXT, IngestItem.Kind.DOCUMENT):
+        return None
+    IngestItem.objects.filter(pk=item.pk).update(status=IngestItem.Status.PENDING, error="")
+    return enqueue_item_ingest(item=item)

@@ -1,0 +1,81 @@
+"""Receiving input: turns, text and documents are stored at once, and their extraction is queued."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from kbsite import jobs, locks
+from kbsite.locks import Lock
+from kbsite.models import JobRun, KnowledgeBase
+from knowledge.models import Document
+from memories import bulk
+from memories.archive import archive_due
+from memories.models import IngestItem, Message, Session
+
+
+def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]) -> dict:
+    """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction."""
+    with transaction.atomic():
+        # Serialise posts to one KB so the duplicate check below is exact.
+        locks.hold(Lock.KB_WRITE, kb.pk)
+        # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
+        session = Session.objects.filter(kb=kb, external_id=session_id).first()
+        created = session is None
+        if created:
+            session = Session.objects.create(kb=kb, external_id=session_id)
+        wanted = [m["external_id"] for m in messages]
+        existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
+        rows, seen = [], set()
+        for m in messages:
+            if m["external_id"] in existing or m["external_id"] in seen:
+                continue
+            seen.add(m["external_id"])
+            rows.append(m)
+        bulk.messages_insert(kb_id=kb.pk, session_id=session.pk, messages=rows)
+        if not created:
+            Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
+        job = enqueue_extract(kb=kb) if rows else None
+        if rows:
+            # A new session holds just these turns: no need to count them.
+            archive_due(session=session, unarchived=len(rows) if created else None)
+    return {
+        "session_id": session_id,
+        "accepted": len(rows),
+        "duplicates": len(messages) - len(rows),
+        "job_id": job.pk if job else None,
+    }
+
+
+def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> tuple[IngestItem, JobRun]:
+    """Store a piece of text and queue its ingestion; returns the item and its job."""
+    with transaction.atomic():
+        item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text)
+        job = enqueue_item_ingest(item=item)
+    return item, job
+
+
+def enqueue_extract(*, kb: KnowledgeBase) -> JobRun:
+    """Queue extraction of the KB's unprocessed turns, unless a queued job will already see them."""
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_MESSAGES, kb=kb, target="unprocessed turns", unique=True)
+
+
+def enqueue_item_ingest(*, item: IngestItem) -> JobRun:
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_TEXT, kb=item.kb, obj=item, target=item.file_name or item.source)
+
+
+def document_facts_queue(*, document: Document) -> JobRun | None:
+    """Queue fact extraction from an uploaded or sent document, once: its facts then feed recall, citing chunks.
+
+    Markdown knowledge files are the bot's own reference (searched as documents, not mined for facts), and
+    archived conversations were extracted as turns.
+    """
+    if document.doc_type not in (Document.Type.UPLOAD, Document.Type.TEXT):
+        return None
+    with transaction.atomic():
+        if IngestItem.objects.filter(document=document).exists():
+            return None
+        item = IngestItem.objects.create(
+            kb_id=document.kb_id, kind=IngestItem.Kind.DOCUMENT, document=document, source=f"document:{document.slug}"
+        )
+        return enqueue_item_ingest(item=item)

@@ -1,0 +1,88 @@
+"""The extraction job over posted turns: claim sessions, extract, apply, advance their cursors."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from kbsite.ai import embeddings, llm
+from kbsite.models import JobRun, KnowledgeBase
+from memories import services
+from memories.extraction import Extraction, Turn, is_salient
+from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
+from memories.ingest.claims import claimed_batches, sessions_claim, sessions_release
+from memories.ingest.facts import extract, job_fail, mode
+from memories.ingest.receive import enqueue_extract
+
+
+def extract_pending(*, job: JobRun) -> JobRun:
+    """Extract facts from the KB's turns past their session cursors.
+
+    The job claims sessions holding about EXTRACT_CHUNK_TURNS new turns at a time. With an LLM: one
+    call per session batch, each applied on its own, sessions in order. Offline: the chunk is extracted,
+    embedded and applied together, and while more turns wait the job queues a second one, so that all
+    workers share one KB's backlog (their applies still take turns under the KB's lock); each claims at
+    most its even share of the waiting turns, so the workers finish together (see _claim_batches).
+    """
+    kb = job.kb
+    job.start()
+    skipped_turns = 0
+    failed_sessions: set[int] = set()
+    errors: list[Exception] = []
+    offline = not llm.is_configured()
+    sharers = settings.Q_CLUSTER["workers"] if offline else 1  # workers that can share the KB's backlog
+    while True:
+        claimed, more = sessions_claim(kb, job, failed_sessions, settings.EXTRACT_CHUNK_TURNS, sharers)
+        if not claimed:
+            break
+        try:
+            if more and sharers > 1:
+                enqueue_extract(kb=kb)
+            batches = claimed_batches(claimed)
+            groups = [batches] if offline else [[b] for b in batches]
+            for group in groups:
+                skipped_turns += _extract_group(kb, job, group, failed_sessions, errors)
+        finally:
+            sessions_release(job, claimed)
+    job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
+    if errors:
+        job.detail["failed_sessions"] = len(failed_sessions)
+        return job_fail(job, errors[-1])
+    if not job.items_read:
+        # Queued while another job was busy with the same KB, which took every waiting turn.
+        job.finish(status=JobRun.Status.SKIPPED, error="no unprocessed turns were left (other jobs took them)")
+        return job
+    job.mode = job.mode or mode()
+    job.finish(status=JobRun.Status.SUCCEEDED)
+    services.kb_term_stats_refresh_if_due(kb=kb)
+    services.kb_vector_index_if_due(kb=kb)
+    return job
+
+
+def _extract_group(
+    kb: KnowledgeBase,
+    job: JobRun,
+    group: list[tuple[CursorGuard, list[Turn]]],
+    failed_sessions: set[int],
+    errors: list[Exception],
+) -> int:
+    """Extract and apply one group of session batches; returns the turns the salience gate skipped."""
+    turns = [t for _, batch in group for t in batch]
+    job.items_read += len(turns)
+    salient = [t for t in turns if is_salient(t.text)]
+    try:
+        # Nothing durable in the group: the cursors still advance, without an LLM call.
+        extraction = extract(kb, salient) if salient else Extraction([], [], mode())
+        facts_apply(
+            kb=kb,
+            extraction=extraction,
+            turn_message_ids={t.ref: t.message_id for t in turns},
+            job=job,
+            source="chat",
+            cursors=[guard for guard, _ in group],
+        )
+    except CursorMoved as exc:
+        job.detail = {**job.detail, "note": str(exc)}
+    except (llm.LLMError, embeddings.EmbeddingError) as exc:
+        failed_sessions.update(guard.session_id for guard, _ in group)
+        errors.append(exc)
+    return len(turns) - len(salient)
