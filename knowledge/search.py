@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 
-from django.conf import settings
 from django.db import transaction
 
 from kbsite.ai import embeddings
 from kbsite.ai.fulltext import FTS_CONFIG, text_query
+from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.models import KnowledgeBase
 
 CANDIDATES = 50
+SNIPPET = "StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10"
 
 
 def chunks_search(
@@ -28,19 +28,34 @@ def chunks_search(
     budget_chars: int | None = None,
     include_quarantined: bool = False,
 ) -> list[dict]:
-    """Best chunks of the KBs' present documents for ``query``, best first.
+    """Best chunks of the KBs' present documents for ``query``, best first, at most ``limit`` and
+    ``budget_chars`` characters of chunk text.
 
-    Quarantined documents are left out unless an operator asks for them: what
-    this returns may be put into a bot's prompt.
+    Quarantined documents are left out unless an operator asks for them: what this returns may be put into a
+    bot's prompt. ``exclude_session`` leaves out that session's own archived conversations.
     """
     if not kbs:
         return []
     if query_vector is None:
         query_vector = as_vectors([embeddings.embed_query(query)])[0]
+    where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined)
+    tsquery = text_query(query)
+    with transaction.atomic(), vector_cursor() as cursor:
+        fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector)
+        ranked = fusion.ranked()[: max(limit * 3, limit)]
+        if not ranked:
+            return []
+        rows = _rows(cursor, ranked, tsquery or query)
+    results = [_result(rows[pk], fusion, similarity) for pk in ranked]
+    return pack(results, k=limit, budget_chars=budget_chars, size=lambda result: len(result["text"]))
+
+
+def _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined) -> tuple[str, list]:
+    """The WHERE clause over chunk ``c`` and its document ``d``, and its parameters."""
     clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
+    params: list = [[kb.pk for kb in kbs]]
     if not include_quarantined:
         clauses.append("d.quarantine_reason = ''")
-    params: list = [[kb.pk for kb in kbs]]
     if doc_types:
         clauses.append("d.doc_type = ANY(%s)")
         params.append(doc_types)
@@ -51,70 +66,60 @@ def chunks_search(
         # Archived conversations of the caller's own session are not "past conversations".
         clauses.append("COALESCE(d.metadata->>'session_id', '') <> %s")
         params.append(exclude_session)
-    scope = " AND ".join(clauses)
-    tsquery = text_query(query)
-    scores: dict[int, float] = defaultdict(float)
-    signals: dict[int, list[str]] = defaultdict(list)
-    similarity: dict[int, float] = {}
-    with transaction.atomic(), vector_cursor() as cursor:
-        if tsquery:
-            cursor.execute(
-                f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id,
-                    websearch_to_tsquery(%s, %s) q
-                    WHERE c.search_vector @@ q AND {scope}
-                    ORDER BY ts_rank_cd(c.search_vector, q, 1) DESC, c.id LIMIT %s""",
-                [FTS_CONFIG, tsquery, *params, CANDIDATES],
-            )
-            for rank, (pk,) in enumerate(cursor.fetchall()):
-                scores[pk] += 1.0 / (settings.RECALL_RRF_K + rank + 1)
-                signals[pk].append("fts")
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    return " AND ".join(clauses), params
+
+
+def _ranked(cursor, where: str, params: list, tsquery: str, query_vector) -> tuple[Fusion, dict[int, float]]:
+    """The full-text and vector lists of chunks, fused; and the similarity of what the vector list found."""
+    fusion = Fusion()
+    if tsquery:
         cursor.execute(
-            f"""SELECT c.id, 1 - (c.embedding <=> %s) FROM knowledge_chunk c
-                JOIN knowledge_document d ON d.id = c.document_id
-                WHERE c.embedding IS NOT NULL AND {scope}
-                ORDER BY c.embedding <=> %s LIMIT %s""",
-            [query_vector, *params, query_vector, CANDIDATES],
+            f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id,
+                websearch_to_tsquery(%s, %s) q
+                WHERE c.search_vector @@ q AND {where}
+                ORDER BY ts_rank_cd(c.search_vector, q, 1) DESC, c.id LIMIT %s""",
+            [FTS_CONFIG, tsquery, *params, CANDIDATES],
         )
-        for rank, (pk, sim) in enumerate(cursor.fetchall()):
-            scores[pk] += 1.0 / (settings.RECALL_RRF_K + rank + 1)
-            signals[pk].append("vector")
-            similarity[pk] = float(sim)
-        ranked = sorted(scores, key=lambda pk: -scores[pk])[: max(limit * 3, limit)]
-        if not ranked:
-            return []
-        cursor.execute(
-            """SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata, d.kb_id,
-                      ts_headline(%s, c.text, websearch_to_tsquery(%s, %s),
-                                  'StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10')
-               FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ANY(%s)""",
-            [FTS_CONFIG, FTS_CONFIG, tsquery or query, ranked],
-        )
-        rows = {row[0]: row for row in cursor.fetchall()}
-    results, used = [], 0
-    for pk in ranked:
-        row = rows[pk]
-        if budget_chars is not None and used + len(row[2]) > budget_chars:
-            continue
-        used += len(row[2])
-        results.append(
-            {
-                "chunk_id": pk,
-                "chunk": row[1],
-                "text": row[2],
-                "document": row[3],
-                "title": row[4],
-                "doc_type": row[5],
-                "namespace": row[6],
-                # Django's connection hands jsonb over as text.
-                "metadata": json.loads(row[7]) if isinstance(row[7], str) else row[7],
-                "kb_id": row[8],
-                "snippet": row[9],
-                "score": scores[pk],
-                "signals": signals[pk],
-                "similarity": similarity.get(pk, 0.0),
-            }
-        )
-        if len(results) >= limit:
-            break
-    return results
+        fusion.add([pk for (pk,) in cursor.fetchall()], weight=1.0, signal="fts")
+    cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    cursor.execute(
+        f"""SELECT c.id, 1 - (c.embedding <=> %s) FROM knowledge_chunk c
+            JOIN knowledge_document d ON d.id = c.document_id
+            WHERE c.embedding IS NOT NULL AND {where}
+            ORDER BY c.embedding <=> %s LIMIT %s""",
+        [query_vector, *params, query_vector, CANDIDATES],
+    )
+    found = cursor.fetchall()
+    fusion.add([pk for pk, _ in found], weight=1.0, signal="vector")
+    return fusion, {pk: float(sim) for pk, sim in found}
+
+
+def _rows(cursor, ids: list[int], query: str) -> dict[int, tuple]:
+    """The chunks ``ids`` with their document's fields and a highlighted snippet, by id."""
+    cursor.execute(
+        f"""SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata, d.kb_id,
+                  ts_headline(%s, c.text, websearch_to_tsquery(%s, %s), '{SNIPPET}')
+           FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ANY(%s)""",
+        [FTS_CONFIG, FTS_CONFIG, query, ids],
+    )
+    return {row[0]: row for row in cursor.fetchall()}
+
+
+def _result(row: tuple, fusion: Fusion, similarity: dict[int, float]) -> dict:
+    pk = row[0]
+    return {
+        "chunk_id": pk,
+        "chunk": row[1],
+        "text": row[2],
+        "document": row[3],
+        "title": row[4],
+        "doc_type": row[5],
+        "namespace": row[6],
+        # Django's connection hands jsonb over as text.
+        "metadata": json.loads(row[7]) if isinstance(row[7], str) else row[7],
+        "kb_id": row[8],
+        "snippet": row[9],
+        "score": fusion.scores[pk],
+        "signals": fusion.signals[pk],
+        "similarity": similarity.get(pk, 0.0),
+    }

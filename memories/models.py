@@ -84,24 +84,28 @@ class Message(models.Model):
         return f"{self.external_id}: {self.content[:60]}"
 
 
-class MemoryQuerySet(models.QuerySet):
+class LifeSpanQuerySet(models.QuerySet):
+    """Rows that are live until retired (``valid_to`` set): memories and insights."""
+
     def live(self):
-        """Not retired: the facts currently believed."""
+        """Not retired: what is currently believed."""
         return self.filter(valid_to__isnull=True)
 
     def retired(self):
         return self.filter(valid_to__isnull=False)
 
+    def as_of(self, moment):
+        """What the system held as live at ``moment`` (transaction time)."""
+        return self.filter(created_at__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
+
+
+class MemoryQuerySet(LifeSpanQuerySet):
     def injectable(self):
         """Live and not quarantined: safe to put into a bot's prompt."""
         return self.live().filter(quarantined=False)
 
     def for_bot(self, bot: Bot):
         return self.filter(kb__bot=bot)
-
-    def as_of(self, moment):
-        """The facts the system held as live at ``moment`` (transaction time)."""
-        return self.filter(created_at__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
 
     def sources_by_id(self) -> dict[int, list[dict]]:
         """Each memory's provenance (as ``Memory.sources()``) in two flat queries, with no model instances:
@@ -272,6 +276,8 @@ class Insight(models.Model):
     )
     valid_to = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = LifeSpanQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

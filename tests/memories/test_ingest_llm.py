@@ -256,9 +256,7 @@ def test_a_result_for_turns_another_job_already_applied_is_discarded(api, kb, fa
     last = max(kb.messages.values_list("id", flat=True))
     # Another worker applied these turns while this job was waiting for the model.
     Session.objects.filter(pk=session.pk).update(extracted_through=last)
-    extraction = Extraction(
-        facts=[Fact(text="Alice keeps bees.", turn_refs=["m1"])], edges=[], mode="llm"
-    )
+    extraction = Extraction(facts=[Fact(text="Alice keeps bees.", turn_refs=["m1"])], edges=[], mode="llm")
     with pytest.raises(ingest.CursorMoved):
         ingest.facts_apply(
             kb=kb,

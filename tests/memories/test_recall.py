@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from kbsite.ai.fulltext import text_query
 from memories import recall as recall_service
 from memories.models import Edge, Entity, Memory
+from memories.recall.fulltext import FTS_ROWS
 from memories.services import memories_embed_missing
 from tests.factories import KnowledgeBaseFactory, MessageFactory, SessionFactory
 
@@ -200,16 +202,14 @@ def test_ask_falls_back_to_extractive_when_the_llm_fails(api, kb, fake_llm):
 
 def test_text_query_drops_memory_stopwords():
     """Seed 001's stopwords (user, project, use...) never reach the text query; the rest are OR-ed."""
-    assert recall_service.text_query("What package manager does the user use for the project?") == (
-        "package or manager"
-    )
+    assert text_query("What package manager does the user use for the project?") == ("package or manager")
 
 
 def test_full_text_finds_a_rare_word_among_many_rows_of_a_common_one(kb):
     """The full-text list looks at a bounded number of rows, but never loses the row with the rarest word."""
     Memory.objects.bulk_create(
         Memory(kb=kb, text=f"Alice walked the dog, walk number {i}.", content_hash=f"walk-{i}")
-        for i in range(recall_service.FTS_ROWS + 100)
+        for i in range(FTS_ROWS + 100)
     )
     capybara = remember(kb, "Alice adopted a capybara.")
     no_vectors = np.ones(384, dtype=np.float32)  # no memory is embedded: the full-text list alone decides

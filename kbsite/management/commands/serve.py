@@ -35,54 +35,8 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=0)
         password = self._ensure_admin()
         demo_key = self._ensure_demo_bot()
-
-        python = sys.executable
-        manage = str(settings.BASE_DIR / "manage.py")
-        children: list[subprocess.Popen] = []
-        children.append(
-            subprocess.Popen(
-                [
-                    python,
-                    "-m",
-                    "gunicorn",
-                    "kbsite.wsgi:application",
-                    "--bind",
-                    bind,
-                    "--workers",
-                    str(web_workers),
-                    "--timeout",
-                    "120",
-                    "--access-logfile",
-                    "-",
-                ],
-                cwd=settings.BASE_DIR,
-            )
-        )
-        if not no_worker:
-            children.append(subprocess.Popen([python, manage, "qcluster"], cwd=settings.BASE_DIR))
-
-        host = bind if not bind.startswith("0.0.0.0") else bind.replace("0.0.0.0", "localhost")
-        db = (
-            "embedded PostgreSQL under var/pgdata"
-            if settings.EMBEDDED_DATABASE
-            else "external PostgreSQL (DATABASE_URL)"
-        )
-        self.stdout.write(
-            "\n".join(
-                [
-                    "",
-                    f"kbsite is up ({time.monotonic() - started:.1f}s) on {db}",
-                    f"  {llm.mode_label()}",
-                    f"  Admin:    http://{host}/admin/   user 'admin', password {password}",
-                    f"  API docs: http://{host}/api/docs/",
-                    f"  Demo bot 'demo' (KB 'notes', always on) API key: {demo_key}",
-                    f"  Try: curl -H 'Authorization: Bearer {demo_key}' http://{host}/api/v1/kbs/",
-                    "Press Ctrl+C to stop.",
-                    "",
-                ]
-            )
-        )
-        self.stdout.flush()
+        children = self._start(bind, web_workers, with_workers=not no_worker)
+        self._banner(bind, time.monotonic() - started, password, demo_key)
 
         def stop(*_):
             for child in children:
@@ -101,6 +55,36 @@ class Command(BaseCommand):
                     child.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     child.kill()
+
+    def _start(self, bind: str, web_workers: int, *, with_workers: bool) -> list[subprocess.Popen]:
+        """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes."""
+        python, root = sys.executable, settings.BASE_DIR
+        web = [python, "-m", "gunicorn", "kbsite.wsgi:application", "--bind", bind, "--workers", str(web_workers)]
+        children = [subprocess.Popen([*web, "--timeout", "120", "--access-logfile", "-"], cwd=root)]
+        if with_workers:
+            children.append(subprocess.Popen([python, str(root / "manage.py"), "qcluster"], cwd=root))
+        return children
+
+    def _banner(self, bind: str, seconds: float, password: str, demo_key: str) -> None:
+        host = bind if not bind.startswith("0.0.0.0") else bind.replace("0.0.0.0", "localhost")
+        db = (
+            "embedded PostgreSQL under var/pgdata"
+            if settings.EMBEDDED_DATABASE
+            else "external PostgreSQL (DATABASE_URL)"
+        )
+        lines = [
+            "",
+            f"kbsite is up ({seconds:.1f}s) on {db}",
+            f"  {llm.mode_label()}",
+            f"  Admin:    http://{host}/admin/   user 'admin', password {password}",
+            f"  API docs: http://{host}/api/docs/",
+            f"  Demo bot 'demo' (KB 'notes', always on) API key: {demo_key}",
+            f"  Try: curl -H 'Authorization: Bearer {demo_key}' http://{host}/api/v1/kbs/",
+            "Press Ctrl+C to stop.",
+            "",
+        ]
+        self.stdout.write("\n".join(lines))
+        self.stdout.flush()
 
     def _ensure_admin(self) -> str:
         """The operator login; its password lives in var/admin-password unless ADMIN_PASSWORD is set."""

@@ -1,0 +1,116 @@
+"""Hybrid recall: the full-text and vector ranked lists fused, weighted, supplemented and packed under a budget."""
+
+from __future__ import annotations
+
+import functools
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+
+from django.db import transaction
+
+from kbsite.ai import embeddings
+from kbsite.ai.fulltext import text_query
+from kbsite.ai.fusion import Fusion, pack
+from kbsite.ai.vectors import as_vectors, vector_literal
+from kbsite.models import KnowledgeBase
+from memories.recall import neighbours
+from memories.recall.fulltext import fts_ranked
+from memories.recall.hits import Hit, hits_load, sources_attach
+from memories.recall.query import named, query_period
+from memories.recall.scope import Scope, Table
+from memories.recall.vector import vector_ranked
+from memories.recall.weights import (
+    CANDIDATES,
+    CONTEXT_WEIGHT,
+    DATE_WEIGHT,
+    FTS_WEIGHT,
+    KIND_WEIGHT,
+    SUBJECT_WEIGHT,
+    VECTOR_WEIGHT,
+)
+
+
+def recall(
+    *,
+    kbs: list[KnowledgeBase],
+    query: str,
+    k: int = 10,
+    budget_chars: int | None = None,
+    exclude_session: str | None = None,
+    kinds: list[str] | None = None,
+    as_of: datetime | None = None,
+    include_insights: bool = True,
+    supplements: bool = True,
+    query_vector=None,
+) -> list[Hit]:
+    """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
+    and, once packed, its sources. ``kinds`` may name memory kinds and "insight"."""
+    # The query is embedded on another thread while the database does the full-text part.
+    embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
+    memory_kinds = tuple(x for x in kinds or [] if x != "insight") or None
+    want_memories = not kinds or bool(memory_kinds)
+    scope = Scope(kb_ids=tuple(kb.pk for kb in kbs), as_of=as_of, kinds=memory_kinds, exclude_session=exclude_session)
+    memories = Table.of(scope.memories(), "memory") if want_memories else None
+    tables = [memories] if memories else []
+    if include_insights and (not kinds or "insight" in kinds) and not exclude_session:
+        tables.append(Table.of(scope.insights(), "insight"))
+
+    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector)
+    if memories and CONTEXT_WEIGHT:
+        neighbours.conversation_context(fusion, memories)
+    kb_names = {kb.pk: kb.name for kb in kbs}
+    direct = _weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query)
+    packed = _pack(direct, k, budget_chars)
+    # Supplements rank below every direct match: they are only looked for when room is left.
+    if supplements and memories and direct and len(packed) < k:
+        packed = _pack(direct + neighbours.supplements(direct, scope, kb_names, limit=k), k, budget_chars)
+    sources_attach(packed)
+    return packed
+
+
+def _direct(kbs, tables: list[Table], query: str, embedding, query_vector) -> tuple[Fusion, dict]:
+    """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
+    found."""
+    fusion, similarity = Fusion(), {}
+    tsquery = text_query(query)
+    with transaction.atomic():
+        for table in tables:
+            # Every KB in scope keeps word statistics: read them instead of counting.
+            stats = table.type == "memory" and all(kb.term_stats_memories for kb in kbs)
+            ranked = fts_ranked(table, tsquery, CANDIDATES, tuple(kb.pk for kb in kbs) if stats else None)
+            fusion.add([(table.type, pk) for pk in ranked], weight=FTS_WEIGHT, signal="fts")
+        if embedding is not None:
+            query_vector = as_vectors([embedding.result()])[0]
+        vector = vector_literal(query_vector)
+        indexed = any(kb.vector_index for kb in kbs)
+        for table in tables:
+            found = vector_ranked(table, vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
+            fusion.add([(table.type, pk) for pk, _ in found], weight=VECTOR_WEIGHT, signal="vector")
+            similarity.update({(table.type, pk): sim for pk, sim in found})
+    return fusion, similarity
+
+
+def _weighed(hits: dict, fusion: Fusion, similarity: dict, query: str) -> list[Hit]:
+    """The hits scored (fused score, weighted by kind, by naming their subject, by being dated in the period the
+    query names), best first."""
+    names = named(query)
+    period = query_period(query)
+    for key, hit in hits.items():
+        hit.score = fusion.scores[key] * KIND_WEIGHT.get(hit.kind, 1.0)
+        if hit.subject and names(hit.subject):
+            hit.score *= SUBJECT_WEIGHT
+        if period and hit.valid_from and period[0] <= hit.valid_from < period[1]:
+            hit.score *= DATE_WEIGHT
+            fusion.signals[key].append("date")
+        hit.signals = fusion.signals[key]
+        hit.similarity = similarity.get(key)
+    return sorted(hits.values(), key=lambda h: (-h.score, -h.id))
+
+
+def _pack(hits: list[Hit], k: int, budget_chars: int | None) -> list[Hit]:
+    return pack(hits, k=k, budget_chars=budget_chars, size=lambda hit: len(hit.text))
+
+
+@functools.cache
+def _embedder() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=2, thread_name_prefix="recall-embed")

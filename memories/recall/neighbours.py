@@ -1,0 +1,91 @@
+"""What recall adds around its direct matches: the neighbouring turns of the best ones (fused in as a third, lighter
+ranked list), and, when the budget has room left, 1-hop graph neighbours and recent memories."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from kbsite.ai.fusion import Fusion
+from memories.models import Edge
+from memories.recall.hits import HIT_FIELDS, Hit, memory_hit
+from memories.recall.scope import Scope, Table
+from memories.recall.weights import CONTEXT_SEEDS, CONTEXT_WEIGHT
+
+ADJACENT_TURNS_SQL = """
+    WITH src AS (
+        SELECT l.memory_id AS hit, msg.session_id, msg.id AS mid
+        FROM memories_memory_source_messages l JOIN memories_message msg ON msg.id = l.message_id
+        WHERE l.memory_id = ANY(%s)
+    )
+    SELECT DISTINCT src.hit, l2.memory_id
+    FROM src
+    CROSS JOIN LATERAL (
+        (SELECT m.id FROM memories_message m WHERE m.session_id = src.session_id AND m.id < src.mid
+         ORDER BY m.id DESC LIMIT 1)
+        UNION ALL
+        (SELECT m.id FROM memories_message m WHERE m.session_id = src.session_id AND m.id > src.mid
+         ORDER BY m.id ASC LIMIT 1)
+    ) adj
+    JOIN memories_memory_source_messages l2 ON l2.message_id = adj.id
+    JOIN memories_memory ON memories_memory.id = l2.memory_id
+    WHERE l2.memory_id <> src.hit AND {where}"""
+
+
+def conversation_context(fusion: Fusion, memories: Table) -> None:
+    """The turns right before and after a strongly matching turn of the same conversation.
+
+    An answer is often split across a question and its reply; the memories of the neighbours of the best
+    direct matches are fused in, each at the rank of the match it neighbours ("context").
+    """
+    ranked = [key for key in fusion.ranked() if key[0] == "memory"][:CONTEXT_SEEDS]
+    if not ranked:
+        return
+    rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
+    with connection.cursor() as cursor:
+        cursor.execute(ADJACENT_TURNS_SQL.format(where=memories.where), [[pk for _, pk in ranked], *memories.params])
+        for hit, neighbour in cursor.fetchall():
+            fusion.add_at(("memory", neighbour), rank=rank_of[hit], weight=CONTEXT_WEIGHT, signal="context")
+
+
+def supplements(direct: list[Hit], scope: Scope, kb_names: dict[int, str], *, limit: int) -> list[Hit]:
+    """1-hop graph neighbours of the top direct matches, then the most recent memories.
+
+    Scored strictly below the weakest direct match so they can never outrank one.
+    """
+    floor = min(h.score for h in direct)
+    seen = {h.id for h in direct if h.type == "memory"}
+    top_entities = {e for h in direct[:5] if h.type == "memory" for e in h.entities}
+    candidates = scope.memories()
+    extra: list[tuple[dict, str]] = []
+    neighbours = _graph_neighbours(scope.kb_ids, top_entities)
+    if neighbours:
+        for row in (
+            candidates.filter(entities__overlap=list(neighbours))
+            .exclude(pk__in=seen)
+            .order_by("-importance", "-created_at")
+            .values(*HIT_FIELDS)[:limit]
+        ):
+            extra.append((row, "graph"))
+            seen.add(row["id"])
+    for row in (
+        candidates.exclude(pk__in=seen).order_by("-created_at").values(*HIT_FIELDS)[: max(0, limit - len(extra))]
+    ):
+        extra.append((row, "recency"))
+        seen.add(row["id"])
+    out = []
+    for position, (row, signal) in enumerate(extra):
+        hit = memory_hit(row, kb_names)
+        hit.signals = [signal]
+        hit.score = floor * 0.5 / (position + 1)
+        out.append(hit)
+    return out
+
+
+def _graph_neighbours(kb_ids: tuple[int, ...], entities: set[str]) -> set[str]:
+    """Entities one live edge away from ``entities`` (in either direction), themselves excluded."""
+    if not entities:
+        return set()
+    live = Edge.objects.filter(kb_id__in=kb_ids, valid_to__isnull=True)
+    out = live.filter(src__name__in=entities).values_list("dst__name", flat=True)
+    back = live.filter(dst__name__in=entities).values_list("src__name", flat=True)
+    return (set(out[:50]) | set(back[:50])) - entities

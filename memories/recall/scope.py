@@ -1,0 +1,55 @@
+"""What a recall searches: the live (or, as of a moment, then-live), non-quarantined memories of some KBs, of some
+kinds, maybe leaving out what was drawn from one session's turns; and those KBs' insights.
+
+The ranked lists are raw SQL for speed; their WHERE clause is compiled from the same queryset methods the rest
+of the product uses (``live``, ``as_of``), so the rule for what a recall may return is written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from memories.models import Insight, Memory
+
+
+@dataclass(frozen=True)
+class Scope:
+    kb_ids: tuple[int, ...]
+    as_of: datetime | None = None
+    kinds: tuple[str, ...] | None = None  # memory kinds; None: every kind
+    exclude_session: str | None = None
+
+    def memories(self) -> QuerySet:
+        memories = Memory.objects.filter(kb_id__in=self.kb_ids, quarantined=False)
+        memories = memories.as_of(self.as_of) if self.as_of else memories.live()
+        if self.kinds:
+            memories = memories.filter(kind__in=self.kinds)
+        if self.exclude_session:
+            # Memories drawn only from the excluded session's own turns are left out.
+            memories = memories.exclude(source_messages__session__external_id=self.exclude_session)
+        return memories
+
+    def insights(self) -> QuerySet:
+        insights = Insight.objects.filter(kb_id__in=self.kb_ids)
+        return insights.as_of(self.as_of) if self.as_of else insights.live()
+
+
+@dataclass(frozen=True)
+class Table:
+    """One searched table: its name, what its rows are called in results, and the scope as SQL on the table's
+    own name (no alias), with its parameters."""
+
+    name: str
+    type: str  # "memory" | "insight"
+    where: str
+    params: tuple
+
+    @classmethod
+    def of(cls, queryset: QuerySet, type_: str) -> Table:
+        query = queryset.query
+        where, params = query.get_compiler(connection=connection).compile(query.where)
+        return cls(name=queryset.model._meta.db_table, type=type_, where=where, params=tuple(params))

@@ -1,0 +1,96 @@
+"""The vector ranked list: the rows nearest the query's embedding, compared exactly in KBs outside the HNSW index
+and through the index in KBs that have outgrown exact search."""
+
+from __future__ import annotations
+
+import time
+
+from django.db import connection
+
+from memories.recall.scope import Table
+from memories.recall.weights import VECTOR_MIN_SIMILARITY
+
+VECTOR_SCAN_MARGIN = 2
+VECTOR_SCAN_MIN = 1000
+HNSW_MAX_SCAN_TUPLES = 20000
+# How many rows each KB holds, kept a while (per process).
+_size_cache: dict = {}
+SIZE_CACHE_SECONDS = 600
+
+
+def vector_ranked(
+    table: Table, vector: str, limit: int, kb_ids: tuple[int, ...], indexed: bool = True
+) -> list[tuple[int, float]]:
+    """The ``limit`` rows nearest ``vector`` (pgvector's text form), with their similarity. Memories of KBs outside
+    the vector index (small KBs, and those not yet moved in) are compared exactly; the index is searched only
+    when ``indexed``, i.e. when a KB in scope has outgrown exact search. Insights are always searched through
+    their index."""
+    with connection.cursor() as cursor:
+        if table.type == "memory":
+            exact = _nearest_sql(table.name, f"NOT {table.name}.in_vector_index AND {table.where}")
+            cursor.execute(exact, [vector, *table.params, vector, limit])
+            rows = cursor.fetchall()
+            if indexed:
+                in_index = f"{table.name}.in_vector_index AND {table.where}"  # the rows the partial index holds
+                rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
+        else:
+            rows = _index_ranked(cursor, table.name, vector, table.where, table.params, limit, kb_ids)
+    rows = sorted(rows, key=lambda row: -row[1])[:limit]
+    return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
+
+
+def _nearest_sql(table: str, where: str) -> str:
+    """Rows of ``table`` matching ``where``, nearest first, with their similarity (params: vector, where's
+    params, vector, limit)."""
+    return f"""
+        SELECT {table}.id, 1 - ({table}.embedding <=> %s::vector) AS similarity FROM {table}
+        WHERE {table}.embedding IS NOT NULL AND {where}
+        ORDER BY {table}.embedding <=> %s::vector
+        LIMIT %s"""
+
+
+def _index_ranked(cursor, table: str, vector: str, where: str, params: tuple, limit: int, kb_ids: tuple[int, ...]):
+    """The HNSW index's nearest rows in scope."""
+    sql = _nearest_sql(table, where)
+    bound = _scan_tuples(table, kb_ids, limit)
+    # Iterative index scans keep filtered KNN correct: the HNSW scan continues until
+    # enough rows pass the KB filter (pgvector 0.8). One round trip for the three settings.
+    cursor.execute(
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
+        " set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true)",
+        [str(int(max(limit, 40))), str(bound)],
+    )
+    cursor.execute(sql, [vector, *params, vector, limit])
+    rows = cursor.fetchall()
+    if len(rows) < limit and bound < HNSW_MAX_SCAN_TUPLES:
+        # Fewer rows than the KB's size promised: the scope is narrower (kinds, retired rows, a KB
+        # cleared since its size was cached). Scan again as far as pgvector would by default.
+        _size_cache.pop((table, kb_ids), None)
+        cursor.execute(f"SET LOCAL hnsw.max_scan_tuples = {HNSW_MAX_SCAN_TUPLES}")
+        cursor.execute(sql, [vector, *params, vector, limit])
+        rows = cursor.fetchall()
+    return rows
+
+
+def _scan_tuples(table: str, kb_ids: tuple[int, ...], limit: int) -> int:
+    """How far the iterative HNSW scan may go: enough to find ``limit`` rows of these KBs, with a margin.
+
+    Left unbounded (pgvector's default: 20,000 tuples), a scan for a KB that holds a tenth of the table
+    explores the graph far past the rows it needs, several times slower for the same answer.
+    """
+    key = (table, kb_ids)
+    cached = _size_cache.get(key)
+    if not cached or cached[2] <= time.monotonic():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"""SELECT (SELECT reltuples FROM pg_class WHERE oid = %s::regclass),
+                           (SELECT count(*) FROM {table} WHERE kb_id = ANY(%s))""",
+                [table, list(kb_ids)],
+            )
+            table_rows, kb_rows = cursor.fetchone()
+        cached = _size_cache[key] = (table_rows, kb_rows, time.monotonic() + SIZE_CACHE_SECONDS)
+    table_rows, kb_rows = cached[0], cached[1]
+    if table_rows <= 0 or kb_rows < limit:
+        return HNSW_MAX_SCAN_TUPLES
+    wanted = VECTOR_SCAN_MARGIN * limit * table_rows / kb_rows
+    return int(min(max(wanted, VECTOR_SCAN_MIN), HNSW_MAX_SCAN_TUPLES))
