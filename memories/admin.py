@@ -5,14 +5,20 @@ kbsite/admin.py."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Count
-from django.urls import reverse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from kbsite.models import KnowledgeBase
 from memories import selectors
+from memories.consolidation import enqueue_consolidation
+from memories.forms import RecallConsoleForm
 from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
+from memories.recall import recall
+from memories.services import memory_add, memory_update
 
 
 @admin.register(KnowledgeBase)
@@ -36,8 +42,6 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
 
     @admin.action(description="Consolidate now (queue a consolidation run)")
     def consolidate_now(self, request, queryset):
-        from memories.consolidation import enqueue_consolidation
-
         jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
         self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
 
@@ -53,8 +57,6 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         return f"exact scan of the KB (until it holds {settings.VECTOR_INDEX_MIN_MEMORIES:,} memories)"
 
     def get_urls(self):
-        from django.urls import path
-
         return [
             path("recall/", self.admin_site.admin_view(self.recall_console), name="kbsite_knowledgebase_recall"),
             *super().get_urls(),
@@ -62,11 +64,6 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
 
     def recall_console(self, request):
         """Type a query for a KB and see exactly what a bot would get, with scores, signals and sources."""
-        from django.template.response import TemplateResponse
-
-        from memories.forms import RecallConsoleForm
-        from memories.recall import recall
-
         form = RecallConsoleForm(request.GET or None)
         results, used = None, 0
         if form.is_valid():
@@ -276,19 +273,45 @@ class MemoryAdmin(admin.ModelAdmin):
             or "-"
         )
 
+    def get_readonly_fields(self, request, obj=None):
+        # A new memory's quarantine is decided by the screening (operators release it with the action).
+        return self.readonly_fields if obj else [*self.readonly_fields, "quarantined"]
+
     def save_model(self, request, obj, form, change):
-        if change and "text" in form.changed_data:
-            from memories.services import memory_update
-
-            memory_update(memory=obj, data={"text": obj.text})
+        """A new memory goes through memory_add, like a bot's: screened (a secret or an injection is stored
+        quarantined) and never stored twice; an edited text is embedded again by a job."""
+        if change:
+            if "text" in form.changed_data:
+                memory_update(memory=obj, data={"text": obj.text})
+            else:
+                super().save_model(request, obj, form, change)
             return
-        if not change:
-            obj.mode = "manual"
-        super().save_model(request, obj, form, change)
-        if not change:
-            from memories.services import enqueue_embed_missing
+        memory, created = memory_add(
+            kb=obj.kb,
+            text=obj.text,
+            kind=obj.kind,
+            entities=obj.entities,
+            topics=obj.topics,
+            importance=obj.importance,
+            valid_from=obj.valid_from,
+            source=f"admin:{request.user}",
+        )
+        obj.pk = memory.pk
+        obj.refresh_from_db()
+        obj.repeated = not created
+        if obj.repeated:
+            self.message_user(
+                request,
+                f"A live memory with this text exists already (#{memory.pk}): nothing was added.",
+                messages.WARNING,
+            )
+        elif memory.quarantined:
+            self.message_user(request, f"Stored quarantined: {memory.quarantine_reason}.", messages.WARNING)
 
-            enqueue_embed_missing(kb_id=obj.kb_id)
+    def response_add(self, request, obj, post_url_continue=None):
+        if getattr(obj, "repeated", False):  # nothing was added: show the memory it repeats, without "added"
+            return redirect(reverse("admin:memories_memory_change", args=[obj.pk]))
+        return super().response_add(request, obj, post_url_continue)
 
     @admin.action(description="Retire selected memories (kept in history)")
     def retire_memories(self, request, queryset):

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from kbsite import jobs, locks
-from kbsite.ai import embeddings
+from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
 from kbsite.models import KnowledgeBase, Mode
 from memories.models import Entity, Insight, Memory, TermStat, text_hash
@@ -97,16 +97,23 @@ def memories_embed_missing(*, kb_id: int | None = None) -> int:
 
 
 def memory_add(
-    *, kb: KnowledgeBase, text: str, kind: str = Memory.Kind.FACT, entities=(), topics=(), source: str = "api"
+    *,
+    kb: KnowledgeBase,
+    text: str,
+    kind: str = Memory.Kind.FACT,
+    entities=(),
+    topics=(),
+    importance: float = 0.5,
+    valid_from=None,
+    source: str = "api",
 ) -> tuple[Memory, bool]:
-    """A fact stated directly by a bot (the ``memory_add`` tool). Returns (memory, created).
+    """A fact stated directly, by a bot (the ``memory_add`` tool) or an operator (the admin). Returns (memory,
+    created).
 
     Goes through the same write-path defence as extracted facts (quarantined if
     it looks like a secret or an injection); a verbatim duplicate of a live
     memory returns that memory. The embedding is computed by a job.
     """
-    from kbsite.ai import defence
-
     screening = defence.screen(text)
     with transaction.atomic():
         existing = Memory.objects.live().filter(kb=kb, content_hash=text_hash(screening.text)).first()
@@ -118,6 +125,8 @@ def memory_add(
             kind=kind,
             entities=[e.strip().lower() for e in entities if e.strip()][:50],
             topics=[t.strip().lower() for t in topics if t.strip()][:50],
+            importance=importance,
+            valid_from=valid_from,
             source=source,
             mode=Mode.MANUAL,
             quarantined=screening.quarantined,
