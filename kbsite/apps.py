@@ -8,4 +8,4 @@ class KbsiteConfig(AppConfig):
     verbose_name = "Bots and jobs"
 
     def ready(self):
-        from kbsite import signals  # noqa: F401 - prepares each job worker as it starts
+        from kbsite import receivers  # noqa: F401 - prepares each job worker as it starts

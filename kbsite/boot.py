@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 
+from kbsite import embedded_db
 from kbsite.env import env_str, var_dir
 
 
@@ -25,8 +26,6 @@ def prepare() -> None:
             key_file.write_text(secrets.token_urlsafe(50))
             key_file.chmod(0o600)
     if not env_str("DATABASE_URL"):
-        from kbsite import embedded_db
-
         os.environ["KBSITE_EMBEDDED_DATABASE_URL"] = embedded_db.database_url(
             state / "pgdata", database=env_str("EMBEDDED_DB_NAME", "kbsite")
         )

@@ -7,6 +7,7 @@ import threading
 from django.core.wsgi import get_wsgi_application
 
 from kbsite import boot
+from kbsite.ai import embeddings
 
 # A web process embeds one short query at a time, beside its own database work: one thread is
 # faster there (p95 33 ms against 46 ms with two on 2 cores) than threads that wait for each other.
@@ -18,8 +19,6 @@ application = get_wsgi_application()
 def _prepare_query_path() -> None:
     """Load the model and trace its query path, so a web process's first recall does not wait 2-3 s for it.
     Runs beside the process's first requests rather than before them: the admin answers at once."""
-    from kbsite.ai import embeddings
-
     try:
         embeddings.embed_query("what do you remember")
     except Exception:  # an unreachable remote backend: the requests that need it will say so (503)

@@ -9,7 +9,7 @@ class KnowledgeConfig(AppConfig):
     verbose_name = "Knowledge"
 
     def ready(self):
-        from knowledge import signals, tasks  # noqa: F401 - the folder sync at worker start; the tasks of document jobs
+        from knowledge import receivers, tasks  # noqa: F401 - what knowledge does when signalled; its jobs' tasks
         from knowledge.schedules import ensure_schedules
 
         post_migrate.connect(ensure_schedules, sender=self)

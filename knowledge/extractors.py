@@ -17,6 +17,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from kbsite.ai import llm
+
 TEXT_TYPES = {".txt", ".md", ".markdown", ".json", ".csv", ".html", ".htm", ".pdf", ".docx"}
 IMAGE_TYPES = {".png", ".jpg", ".jpeg", ".gif", ".webp"}
 AUDIO_TYPES = {".mp3", ".wav", ".m4a", ".ogg", ".flac", ".webm"}
@@ -138,8 +140,6 @@ def _docx_text(data: bytes) -> str:
 def _image_text(name: str, data: bytes) -> str:
     if not (settings.LLM_BASE_URL and settings.LLM_VISION_MODEL):
         raise ExtractionFailed("images are unsupported without a vision model (set LLM_BASE_URL and LLM_VISION_MODEL)")
-    from kbsite.ai import llm
-
     mime = mimetypes.guess_type(name)[0] or "image/png"
     url = f"data:{mime};base64,{base64.b64encode(data).decode()}"
     return llm.describe_image(image_url=url)
@@ -148,6 +148,4 @@ def _image_text(name: str, data: bytes) -> str:
 def _audio_text(name: str, data: bytes) -> str:
     if not (settings.LLM_BASE_URL and settings.LLM_AUDIO_MODEL):
         raise ExtractionFailed("audio is unsupported without an audio model (set LLM_BASE_URL and LLM_AUDIO_MODEL)")
-    from kbsite.ai import llm
-
     return llm.transcribe(name=name, data=data)

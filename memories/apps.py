@@ -9,7 +9,7 @@ class MemoriesConfig(AppConfig):
     verbose_name = "Memories"
 
     def ready(self):
-        from memories import signals, tasks  # noqa: F401 - KB schedule handlers; the tasks of memory jobs
+        from memories import receivers, tasks  # noqa: F401 - what memories does when signalled; its jobs' tasks
         from memories.schedules import ensure_schedules
 
         post_migrate.connect(ensure_schedules, sender=self)

@@ -6,6 +6,7 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Valu
 from django.db.models.functions import Coalesce
 
 from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
+from knowledge.models import Document
 from memories.models import Insight, Memory, Message
 
 
@@ -18,8 +19,6 @@ def _count(queryset, field: str = "kb"):
 def kb_list_with_counts(*, bot: Bot | None = None):
     """Knowledge bases annotated with their counts of memories, insights, documents, waiting turns and jobs, in one
     query (no N+1)."""
-    from knowledge.models import Document
-
     queryset = KnowledgeBase.objects.select_related("bot")
     if bot is not None:
         queryset = queryset.for_bot(bot)

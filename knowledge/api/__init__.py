@@ -1,0 +1,1 @@
+"""The knowledge API: a KB's documents and their search."""

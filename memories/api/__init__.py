@@ -1,0 +1,1 @@
+"""The memory API: KBs and their input, memories, insights, recall, context, ask, archive and the bot tools."""

@@ -21,7 +21,7 @@ def extract_pending(*, job: JobRun) -> JobRun:
     call per session batch, each applied on its own, sessions in order. Offline: the chunk is extracted,
     embedded and applied together, and while more turns wait the job queues a second one, so that all
     workers share one KB's backlog (their applies still take turns under the KB's lock); each claims at
-    most its even share of the waiting turns, so the workers finish together (see _claim_batches).
+    most its even share of the waiting turns, so the workers finish together (see claims.sessions_claim).
     """
     kb = job.kb
     job.start()

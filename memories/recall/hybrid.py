@@ -13,9 +13,9 @@ from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
-from memories.recall import neighbours
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, sources_attach
+from memories.recall.neighbours import conversation_context, supplements_find
 from memories.recall.query import named, query_period
 from memories.recall.scope import Scope, Table
 from memories.recall.vector import vector_ranked
@@ -57,13 +57,13 @@ def recall(
 
     fusion, similarity = _direct(kbs, tables, query, embedding, query_vector)
     if memories and CONTEXT_WEIGHT:
-        neighbours.conversation_context(fusion, memories)
+        conversation_context(fusion, memories)
     kb_names = {kb.pk: kb.name for kb in kbs}
     direct = _weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query)
     packed = _pack(direct, k, budget_chars)
     # Supplements rank below every direct match: they are only looked for when room is left.
     if supplements and memories and direct and len(packed) < k:
-        packed = _pack(direct + neighbours.supplements(direct, scope, kb_names, limit=k), k, budget_chars)
+        packed = _pack(direct + supplements_find(direct, scope, kb_names, limit=k), k, budget_chars)
     sources_attach(packed)
     return packed
 

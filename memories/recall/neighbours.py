@@ -47,7 +47,7 @@ def conversation_context(fusion: Fusion, memories: Table) -> None:
             fusion.add_at(("memory", neighbour), rank=rank_of[hit], weight=CONTEXT_WEIGHT, signal="context")
 
 
-def supplements(direct: list[Hit], scope: Scope, kb_names: dict[int, str], *, limit: int) -> list[Hit]:
+def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], *, limit: int) -> list[Hit]:
     """1-hop graph neighbours of the top direct matches, then the most recent memories.
 
     Scored strictly below the weakest direct match so they can never outrank one.

@@ -1,0 +1,1 @@
+"""``manage.py serve`` (the whole product) and ``manage.py create_bot``."""

@@ -16,7 +16,7 @@ import pytest
 import requests
 from django.core.management import CommandError, call_command
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_create_bot_prints_a_working_key(live_server, transactional_db):

@@ -32,7 +32,7 @@ def test_a_worker_process_warms_the_embedder_as_it_starts(monkeypatch):
 def test_a_worker_freezes_what_warm_up_loaded_out_of_the_collector(monkeypatch):
     calls = []
     monkeypatch.setattr(embeddings, "warm_up", lambda: calls.append("warm-up"))
-    monkeypatch.setattr("kbsite.signals.gc.freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr("kbsite.receivers.gc.freeze", lambda: calls.append("freeze"))
     post_spawn.send(sender="django_q", proc_name="Process-1:1")
     assert calls == ["warm-up", "freeze"]
 
@@ -50,6 +50,6 @@ def test_a_worker_starts_even_if_the_model_cannot_load(monkeypatch, caplog):
         raise OSError("model files missing")
 
     monkeypatch.setattr(embeddings, "warm_up", broken)
-    with caplog.at_level(logging.ERROR, logger="kbsite.signals"):
+    with caplog.at_level(logging.ERROR, logger="kbsite.receivers"):
         post_spawn.send(sender="django_q", proc_name="Process-1:1")
     assert "could not prepare the embedding model" in caplog.text
