@@ -21,8 +21,11 @@ class Fusion:
 
     def add(self, ranked: Iterable[Hashable], *, weight: float, signal: str) -> None:
         """Fuse in one ranked list, best first."""
+        k = settings.RECALL_RRF_K
         for rank, key in enumerate(ranked, start=1):
-            self.add_at(key, rank=rank, weight=weight, signal=signal)
+            self.scores[key] += weight / (k + rank)
+            if signal not in self.signals[key]:
+                self.signals[key].append(signal)
 
     def add_at(self, key: Hashable, *, rank: int, weight: float, signal: str) -> None:
         """Credit ``key`` as found at ``rank`` (from 1) by the list named ``signal``."""
