@@ -1,5 +1,7 @@
-"""What the base app does when signalled: a job worker prepares the embedding model as it starts, then says it is
-ready (``worker_ready``)."""
+"""What the base app does when signalled: it prepares each job worker as it starts.
+
+A job worker prepares the embedding model as it starts, then says it is ready (``worker_ready``).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Admin for knowledge documents: chunks, a markdown editor that writes through to
-the file, re-indexing, and the staff upload page with its live status list."""
+"""Admin for knowledge documents: the markdown editor, chunks, re-indexing and the upload page.
+
+Chunks, a markdown editor that writes through to the file, re-indexing, and the staff upload page with its live
+status list.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""Knowledge documents: markdown files on disk, uploads and archived
-conversations, chunked, embedded and full-text indexed for search."""
+"""Knowledge documents and their chunks, embedded and full-text indexed for search.
+
+Knowledge documents: markdown files on disk, uploads and archived conversations, chunked, embedded and full-text
+indexed for search.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""What the knowledge app does when others signal: sync the knowledge folders once a job worker is ready (besides
-the schedule)."""
+"""What the knowledge app does when signalled: it syncs the folders once a job worker is ready.
+
+Sync the knowledge folders once a job worker is ready (besides the schedule).
+"""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
-"""Knowledge workflows: index a document, write through to its file, sync the
-folder into the index, receive uploads and process them in a job.
+"""Knowledge workflows: indexing, write-through, the folder sync, uploads and their job.
 
-The file is the truth for markdown documents; the index (Document + Chunk rows)
-follows it. A write embeds first (a failing embedding backend changes nothing),
-then takes the document's advisory lock, writes the file atomically and
-re-indexes in the same transaction; the sync takes the same lock per file, so
-the two never interleave. Should the transaction fail after its file was
-renamed into place, the next sync sees the changed hash and re-indexes it.
+Index a document, write through to its file, sync the folder into the index, receive uploads and process them in a
+job.
+
+The file is the truth for markdown documents; the index (Document + Chunk rows) follows it. A write embeds first (a
+failing embedding backend changes nothing), then takes the document's advisory lock, writes the file atomically and
+re-indexes in the same transaction; the sync takes the same lock per file, so the two never interleave. Should the
+transaction fail after its file was renamed into place, the next sync sees the changed hash and re-indexes it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""Admin for operators: curate memories and see what produced them; knowledge bases with their counts and the
-recall console (registered here: their page counts memories and documents). Bots, keys and job runs are in
-kbsite/admin.py."""
+"""Admin for operators: memories and their provenance, and the knowledge bases' pages.
+
+Curate memories and see what produced them; knowledge bases with their counts and the recall console (registered
+here: their page counts memories and documents). Bots, keys and job runs are in kbsite/admin.py.
+"""
 
 from __future__ import annotations
 

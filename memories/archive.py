@@ -1,13 +1,12 @@
-"""Archived conversations (seed 004): a session's older turns become a
-conversation document — summary, topics, entities and decisions in its
-metadata — that other sessions can search.
+"""Archived conversations (seed 004): a session's older turns become a searchable document.
 
-Triggered when a session has more than ARCHIVE_AFTER_TURNS unarchived turns
-(all but the newest ARCHIVE_KEEP_TURNS are archived) or on request (all of
-them). Summaries come from the LLM; offline, the most informative turns are
-kept verbatim (extractive). The session's ``archived_through`` cursor moves
-in the same transaction that stores the document, so a failed run loses
-nothing and a re-run does not archive twice.
+A session's older turns become a conversation document — summary, topics, entities and decisions in its metadata —
+that other sessions can search.
+
+Triggered when a session has more than ARCHIVE_AFTER_TURNS unarchived turns (all but the newest ARCHIVE_KEEP_TURNS
+are archived) or on request (all of them). Summaries come from the LLM; offline, the most informative turns are kept
+verbatim (extractive). The session's ``archived_through`` cursor moves in the same transaction that stores the
+document, so a failed run loses nothing and a re-run does not archive twice.
 """
 
 from __future__ import annotations

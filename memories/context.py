@@ -1,5 +1,7 @@
-"""The memory-context block: one system-prompt section across a bot's always-on KBs, with the memories, insights
-and document snippets relevant to the query, each with its id."""
+"""The memory-context block: one system-prompt section across a bot's always-on KBs.
+
+It holds the memories, insights and document snippets relevant to the query, each with its id.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""Turning turns and text into atomic facts: the salience gate, the one-call
-LLM extractor (seed 003's prompt) with a validated reply, and the offline
-heuristic extractor. Nothing here writes to the database; see services."""
+"""Turning turns and text into atomic facts: the salience gate, the LLM and offline extractors.
+
+The salience gate, the one-call LLM extractor (seed 003's prompt) with a validated reply, and the offline heuristic
+extractor. Nothing here writes to the database; see ingest/apply.py.
+"""
 
 from __future__ import annotations
 

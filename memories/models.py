@@ -1,9 +1,10 @@
-"""The memory domain: conversations (sessions and turns), the memories drawn from them, insights, the entity
-graph, and the inputs waiting to be ingested.
+"""The memory domain's models: sessions, turns, memories, insights, the entity graph, ingest items.
 
-Bi-temporal: a memory is *live* while ``valid_to`` is null. The system never
-hard-deletes a memory; a contradicted fact is retired (``valid_to`` set,
-``superseded_by`` pointing at its replacement) so its history stays visible.
+The memory domain: conversations (sessions and turns), the memories drawn from them, insights, the entity graph, and
+the inputs waiting to be ingested.
+
+Bi-temporal: a memory is *live* while ``valid_to`` is null. The system never hard-deletes a memory; a contradicted
+fact is retired (``valid_to`` set, ``superseded_by`` pointing at its replacement) so its history stays visible.
 """
 
 from __future__ import annotations

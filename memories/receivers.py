@@ -1,5 +1,8 @@
-"""Keep each KB's consolidation schedule in step with the KB, however it is changed (API, admin, shell); mine an
-indexed upload for facts."""
+"""What memories does when signalled: KB schedules follow their KB; indexed uploads are mined.
+
+Keep each KB's consolidation schedule in step with the KB, however it is changed (API, admin, shell); mine an
+indexed upload for facts.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""The API's error handler: every error a client can cause is a 4xx JSON answer with a message that says what to
-fix, never a 500."""
+"""The API's error handler: what a client can cause is a 4xx with a message, never a 500.
+
+Every error a client can cause is a 4xx JSON answer with a message that says what to fix, never a 500.
+"""
 
 from __future__ import annotations
 

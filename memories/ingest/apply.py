@@ -1,6 +1,9 @@
-"""Applying an extraction, in one transaction per batch: verbatim and near-duplicates skipped (their turns added
-to the provenance of the memory they repeat), contradicted facts retired (never deleted), the entity graph
-grown, the session cursors advanced only then. Applies of one KB take turns under its write lock."""
+"""Applying an extraction in one transaction: dedup, supersession, provenance, graph, cursors.
+
+Applying an extraction, in one transaction per batch: verbatim and near-duplicates skipped (their turns added to the
+provenance of the memory they repeat), contradicted facts retired (never deleted), the entity graph grown, the
+session cursors advanced only then. Applies of one KB take turns under its write lock.
+"""
 
 from __future__ import annotations
 

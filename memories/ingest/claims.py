@@ -1,5 +1,8 @@
-"""Sessions claimed by extraction jobs: jobs sharing a KB's backlog never extract the same turns, and each claims
-about its even share of what waits, so that the workers finish together."""
+"""Sessions claimed by extraction jobs, so that jobs sharing a KB's backlog never overlap.
+
+Jobs sharing a KB's backlog never extract the same turns, and each claims about its even share of what waits, so
+that the workers finish together.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Facts from turns: the LLM, shown the live facts it may supersede, or offline the heuristic extractor; and how a
-failed extraction is recorded on its job."""
+"""Facts from turns, by the LLM or offline by the heuristic extractor.
+
+The LLM is shown the live facts it may supersede. Also how a failed extraction is recorded on its job.
+"""
 
 from __future__ import annotations
 

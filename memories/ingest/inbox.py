@@ -1,5 +1,8 @@
-"""Inbox folders: a file dropped into ``<data dir>/<bot>/<kb>/inbox/`` is claimed once it has settled, turned into
-text and ingested, then moved to ``processed/``, or to ``failed/`` with ``<name>.error.txt`` saying why."""
+"""Inbox folders: files dropped into a KB's inbox/ are claimed, ingested and moved on.
+
+A file dropped into ``<data dir>/<bot>/<kb>/inbox/`` is claimed once it has settled, turned into text and ingested,
+then moved to ``processed/``, or to ``failed/`` with ``<name>.error.txt`` saying why.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The ingest job of a text or document item: its segments extracted in LLM-sized groups and applied one group at
-a time, so a retry resumes after the groups already applied."""
+"""The ingest job of a text or document item, resumable group by group.
+
+Its segments extracted in LLM-sized groups and applied one group at a time, so a retry resumes after the groups
+already applied.
+"""
 
 from __future__ import annotations
 

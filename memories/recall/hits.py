@@ -1,5 +1,7 @@
-"""What recall returns: a hit per memory or insight, loaded with what ranking and packing need, its sources
-added once it is packed."""
+"""What recall returns: a hit per memory or insight.
+
+A hit per memory or insight, loaded with what ranking and packing need, its sources added once it is packed.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""What recall adds around its direct matches: the neighbouring turns of the best ones (fused in as a third, lighter
-ranked list), and, when the budget has room left, 1-hop graph neighbours and recent memories."""
+"""What recall adds around its direct matches: neighbouring turns, graph and recency.
+
+The neighbouring turns of the best ones (fused in as a third, lighter ranked list), and, when the budget has room
+left, 1-hop graph neighbours and recent memories.
+"""
 
 from __future__ import annotations
 

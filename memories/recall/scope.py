@@ -1,8 +1,10 @@
-"""What a recall searches: the live (or, as of a moment, then-live), non-quarantined memories of some KBs, of some
-kinds, maybe leaving out what was drawn from one session's turns; and those KBs' insights.
+"""What a recall searches, and that scope as SQL for the raw ranked lists.
 
-The ranked lists are raw SQL for speed; their WHERE clause is compiled from the same queryset methods the rest
-of the product uses (``live``, ``as_of``), so the rule for what a recall may return is written once.
+The live (or, as of a moment, then-live), non-quarantined memories of some KBs, of some kinds, maybe leaving out
+what was drawn from one session's turns; and those KBs' insights.
+
+The ranked lists are raw SQL for speed; their WHERE clause is compiled from the same queryset methods the rest of
+the product uses (``live``, ``as_of``), so the rule for what a recall may return is written once.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
-"""The vector ranked list: the rows nearest the query's embedding, compared exactly in KBs outside the HNSW index
-and through the index in KBs that have outgrown exact search."""
+"""The vector ranked list: the rows nearest the query's embedding.
+
+The rows nearest the query's embedding, compared exactly in KBs outside the HNSW index and through the index in KBs
+that have outgrown exact search.
+"""
 
 from __future__ import annotations
 
