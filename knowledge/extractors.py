@@ -9,6 +9,7 @@ with a reason that says what is missing.
 from __future__ import annotations
 
 import base64
+import codecs
 import csv
 import io
 import json
@@ -18,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 
 from kbsite.ai import llm
+from kbsite.text import unstorable
 
 TEXT_TYPES = {".txt", ".md", ".markdown", ".json", ".csv", ".html", ".htm", ".pdf", ".docx"}
 IMAGE_TYPES = {".png", ".jpg", ".jpeg", ".gif", ".webp"}
@@ -68,17 +70,24 @@ def extract_text(name: str, data: bytes) -> str:
     text = text.strip()
     if not text:
         raise ExtractionFailed(f"no text could be extracted from this {suffix} file")
+    if reason := unstorable(text):
+        raise ExtractionFailed(f"the text of this {suffix} file {reason}")
     return text
 
 
 def _decode(data: bytes) -> str:
-    for encoding in ("utf-8-sig", "utf-16"):
+    """UTF-8, UTF-16 when the file says so (a byte-order mark: any even-length binary would decode as UTF-16),
+    else Latin-1; a file with NUL bytes in neither is binary, not text."""
+    encodings = ["utf-16"] if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) else ["utf-8-sig"]
+    for encoding in encodings:
         try:
-            return data.decode(encoding)
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
+        if "\x00" not in text:
+            return text
     if b"\x00" in data:
-        raise ExtractionFailed("the file is binary, not text")
+        raise ExtractionFailed("the file is binary, not text (it holds NUL bytes)")
     return data.decode("latin-1")
 
 

@@ -25,6 +25,7 @@ from kbsite.ai import defence, embeddings, splitting
 from kbsite.ai.vectors import as_vectors
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
+from kbsite.text import unstorable
 
 from . import files
 from .extractors import TEXT_TYPES, ExtractionFailed, extract_text
@@ -113,6 +114,8 @@ def document_write(
     files.slug_check(slug)
     if not isinstance(content, str) or not content.strip():
         raise DocumentRefused("content is empty; send the full markdown of the document")
+    if reason := unstorable(content):
+        raise DocumentRefused(f"content {reason}")
     size, limit = len(content.encode()), max_bytes or settings.KNOWLEDGE_MAX_MARKDOWN_BYTES
     if size > limit:
         raise DocumentRefused(f"content is {size} bytes; a markdown document may have at most {limit}")
@@ -166,7 +169,8 @@ def document_delete(*, document: Document) -> None:
 
 
 def knowledge_sync(*, kb: KnowledgeBase) -> dict:
-    """Bring the KB's knowledge/ folder into the index: new, changed (by hash) and deleted files."""
+    """Bring the KB's knowledge/ folder into the index: new, changed (by hash) and deleted files. A file that cannot
+    be indexed (its slug is an upload's, its text cannot be stored) is skipped with the reason."""
     counts = {"added": 0, "changed": 0, "deleted": 0, "unchanged": 0, "skipped": []}
     found, counts["skipped"] = files.files_list(kb)
     indexed = {
@@ -178,19 +182,11 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
     for slug, path in found.items():
         with transaction.atomic():
             _document_lock(kb.pk, slug)
-            try:
-                content = path.read_text(encoding="utf-8", errors="replace")
-            except FileNotFoundError:
-                continue  # removed meanwhile: the next sync sees it gone
-            known = indexed.get(slug)
-            if known and known.content_hash == files.content_hash(content) and known.status == Document.Status.DONE:
-                counts["unchanged"] += 1
-                continue
-            if Document.objects.holding_slug(kb, slug).exists():
-                counts["skipped"].append(path.name)
-                continue
-            _markdown_upsert(kb, slug, content, source=f"file:{path.name}")
-            counts["changed" if known else "added"] += 1
+            outcome = _file_sync(kb, slug, path, indexed.get(slug))
+        if outcome in counts:
+            counts[outcome] += 1
+        elif outcome:
+            counts["skipped"].append(f"{path.name}: {outcome}")
     for slug, document in indexed.items():
         if slug in found:
             continue
@@ -203,25 +199,48 @@ def knowledge_sync(*, kb: KnowledgeBase) -> dict:
     return counts
 
 
+def _file_sync(kb: KnowledgeBase, slug: str, path: Path, known: Document | None) -> str | None:
+    """Index one file of the folder if it is new or changed (caller holds its document lock). Returns "added",
+    "changed" or "unchanged", why it was skipped, or None when it is gone."""
+    try:
+        content = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None  # removed meanwhile: the next sync sees it gone
+    if known and known.content_hash == files.content_hash(content) and known.status == Document.Status.DONE:
+        return "unchanged"
+    if Document.objects.holding_slug(kb, slug).exists():
+        return "its slug is taken by an uploaded or archived document"
+    if reason := unstorable(content):
+        return f"its text {reason}"
+    _markdown_upsert(kb, slug, content, source=f"file:{path.name}")
+    return "changed" if known else "added"
+
+
 def knowledge_sync_all(*, job: JobRun) -> JobRun:
-    """Sync every active KB's folder; the run record keeps the counts per KB."""
+    """Sync every active KB's folder; the run record keeps the counts per KB. A KB whose sync fails (its embedding
+    backend is down, a bug) is recorded with its error and the others are still synced; the run then fails."""
     job.start()
     detail: dict = {}
-    try:
-        for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+    failed: list[str] = []
+    for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+        try:
             with transaction.atomic():
                 if not locks.try_hold(Lock.SYNC, kb.pk):
                     continue  # another sync of this KB is running
                 counts = knowledge_sync(kb=kb)
-            if any(counts[k] for k in ("added", "changed", "deleted", "skipped")):
-                detail[str(kb)] = counts
-            job.items_read += counts["added"] + counts["changed"] + counts["unchanged"]
-    except embeddings.EmbeddingError as exc:
-        job.detail = detail
-        job.finish(status=JobRun.Status.FAILED, error=str(exc))
-        return job
+        except Exception as exc:
+            logger.exception("knowledge sync of %s failed", kb)
+            detail[str(kb)] = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+            failed.append(str(kb))
+            continue
+        if any(counts[k] for k in ("added", "changed", "deleted", "skipped")):
+            detail[str(kb)] = counts
+        job.items_read += counts["added"] + counts["changed"] + counts["unchanged"]
     job.detail = detail
-    job.finish(status=JobRun.Status.SUCCEEDED)
+    if failed:
+        job.finish(status=JobRun.Status.FAILED, error=f"the sync of {', '.join(failed)} failed (see detail)")
+    else:
+        job.finish(status=JobRun.Status.SUCCEEDED)
     return job
 
 
@@ -292,6 +311,8 @@ def document_receive_text(
     """Store a text document sent as JSON and queue its indexing."""
     if not content.strip():
         raise DocumentRefused("content is empty")
+    if reason := unstorable(content):
+        raise DocumentRefused(f"content {reason}")
     with transaction.atomic():
         if slug:
             files.slug_check(slug)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from jsonschema import Draft202012Validator
 
 from kbsite.models import Bot, KnowledgeBase
+from kbsite.text import UnstorableText, text_check
 from knowledge import files, services
 from knowledge.models import Document
 from knowledge.search import chunks_search
@@ -289,6 +290,10 @@ def tool_execute(*, bot: Bot, name: str, arguments: dict) -> dict:
     kbs = _kbs(bot)
     if not kbs:
         raise ToolError("this bot has no active knowledge base; create one first", status=409)
+    try:
+        text_check(arguments, "arguments")
+    except UnstorableText as exc:
+        raise ToolError(f"invalid arguments: {exc}") from exc
     validator = Draft202012Validator(tool.parameters([kb.name for kb in kbs]))
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if errors:

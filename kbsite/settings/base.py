@@ -55,7 +55,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "kbsite.middleware.BodySizeLimitMiddleware",
+    "kbsite.middleware.RequestGuardMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -117,10 +117,11 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
+    # DRF's own parsers, refusing text that cannot be stored (NUL, lone surrogates) and deep nesting with a 400.
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "kbsite.api.parsers.JSONParser",
+        "kbsite.api.parsers.FormParser",
+        "kbsite.api.parsers.MultiPartParser",
     ],
     "UNAUTHENTICATED_USER": None,
 }

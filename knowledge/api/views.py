@@ -7,7 +7,6 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
@@ -38,7 +37,6 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
 
     lookup_field = "slug"
     lookup_value_regex = "[^/]+"
-    parser_classes = [JSONParser, MultiPartParser, FormParser]
     filterset_fields = ["doc_type", "namespace", "status"]
 
     def get_queryset(self):

@@ -284,7 +284,7 @@ class ToolCallView(APIView):
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments or "{}")
-            except json.JSONDecodeError as exc:
+            except (json.JSONDecodeError, RecursionError) as exc:
                 raise ValidationError({"arguments": [f"not valid JSON: {exc}"]}) from exc
         if not isinstance(arguments, dict):
             raise ValidationError({"arguments": ["must be a JSON object"]})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from kbsite.models import JobRun
 from knowledge import files
+from knowledge.extractors import ExtractionFailed, extract_text
 from knowledge.models import Document
 from tests.conftest import run_queued_tasks
 from tests.documents import sample_files
@@ -185,3 +187,19 @@ def test_an_unreachable_embedding_endpoint_is_a_503_and_changes_nothing(api, kb,
     assert response.status_code == 503 and "embedding backend is unavailable" in response.json()["detail"]
     assert not (kb.knowledge_dir / "faq.md").exists()
     assert not Document.objects.exists()
+
+
+def test_an_upload_whose_text_cannot_be_stored_fails_visibly(api, kb):
+    """A .txt upload holding a NUL byte is marked failed with the reason (not left processing), and its job too."""
+    slug = _upload(api, ("nul.txt", b"Alice likes tea.\x00")).json()["documents"][0]["slug"]
+    run_queued_tasks()
+    document = api.get(f"{DOCS}{slug}/").json()
+    assert document["status"] == "failed" and "NUL bytes" in document["error"]
+    assert JobRun.objects.get(kind="document").status == "failed"
+
+
+def test_utf16_text_is_read_when_the_file_says_so():
+    """A UTF-16 file with its byte-order mark is read as UTF-16; without one, bytes are never guessed to be UTF-16."""
+    assert extract_text("notes.txt", "Ação concluída".encode("utf-16")) == "Ação concluída"
+    with pytest.raises(ExtractionFailed, match="binary"):
+        extract_text("notes.txt", "Ação".encode("utf-16-le"))  # no mark: its NUL bytes say binary

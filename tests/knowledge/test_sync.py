@@ -134,3 +134,35 @@ def test_long_documents_are_chunked_with_overlap(kb, settings):
     for (start, chunk), (next_start, _) in itertools.pairwise(pieces):
         assert next_start < start + len(chunk)  # overlapping
     assert pieces[-1][0] + len(pieces[-1][1]) == len(text)
+
+
+def test_a_file_whose_text_cannot_be_stored_is_skipped_and_the_sync_goes_on(kb, other_kb):
+    """A markdown file with a NUL byte is skipped with the reason; the folder's other files and the other KBs'
+    folders are still synced, and the run succeeds."""
+    _write(kb, "nul.md", "# T\nhello\x00world\n")
+    _write(kb, "fine.md", "# Fine\n\nAll good.\n")
+    (other_kb.knowledge_dir / "elsewhere.md").write_text("# Elsewhere\n\nStill synced.\n")
+    job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC))
+    assert job.status == JobRun.Status.SUCCEEDED, job.error
+    assert job.detail[str(kb)]["skipped"] == [
+        "nul.md: its text holds a NUL character (\\u0000) at position 9, which cannot be stored"
+    ]
+    assert set(_indexed(kb)) == {"fine"} and set(_indexed(other_kb)) == {"elsewhere"}
+
+
+def test_a_kb_whose_sync_fails_is_recorded_and_the_others_are_synced(kb, other_kb, monkeypatch):
+    """One KB's failure (here a bug) is recorded with its error in the run; the other KBs are still synced, and
+    the run ends failed with the name of the KB, not stuck running."""
+    real = services.knowledge_sync
+
+    def broken_for_one(*, kb):
+        if kb.name == "notes":
+            raise RuntimeError("disk on fire")
+        return real(kb=kb)
+
+    monkeypatch.setattr(services, "knowledge_sync", broken_for_one)
+    (other_kb.knowledge_dir / "elsewhere.md").write_text("# Elsewhere\n\nStill synced.\n")
+    job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC))
+    assert job.status == JobRun.Status.FAILED and "alpha/notes" in job.error
+    assert job.detail[str(kb)] == {"error": "RuntimeError: disk on fire"}
+    assert set(_indexed(other_kb)) == {"elsewhere"}

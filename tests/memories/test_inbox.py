@@ -61,6 +61,9 @@ def test_a_file_still_being_written_waits(kb, transactional_db):
         ("photo.png", b"\x89PNG\r\n\x1a\n fake", "unsupported without a vision model"),
         ("voice.mp3", b"ID3 fake", "unsupported without an audio model"),
         ("clip.mp4", b"fake", "video is unsupported"),
+        ("nul.txt", b"Alice likes tea.\x00 Bob too.", "binary, not text (it holds NUL bytes)"),
+        ("blob.txt", bytes(range(256)) * 4, "binary, not text"),  # even length: not read as UTF-16 without a BOM
+        ("nul.json", b'{"note": "a\\u0000b"}', "holds a NUL character"),
     ],
 )
 def test_a_broken_file_goes_to_failed_with_its_reason(kb, transactional_db, name, data, reason):

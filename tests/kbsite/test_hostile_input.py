@@ -1,0 +1,84 @@
+"""Hostile input at the API's edge: text that cannot be stored (NUL, lone surrogates), in bodies, tool arguments,
+file names and URL parts, and bodies nested too deep, each get a 400 that says where, never a 500, and nothing
+is stored or written to disk."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from knowledge.models import Document
+from memories.models import IngestItem, Memory, Message
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _post_json(api, path: str, body) -> object:
+    raw = body if isinstance(body, str) else json.dumps(body)  # json.dumps keeps \u0000 and \ud800 escaped
+    return api.post(path, data=raw, headers={"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/api/v1/tools/knowledge_write/", {"arguments": {"slug": "nul-tool", "content": "# T\nhello\u0000world"}},
+         "arguments.content holds a NUL character"),
+        ("/api/v1/tools/memory_add/", {"arguments": {"text": "Alice likes tea.", "entities": ["a\u0000b"]}},
+         "arguments.entities[0] holds a NUL character"),
+        ("/api/v1/tools/memory_add/", {"arguments": {"text": "Alice likes tea.", "topics": ["\ud800"]}},
+         "arguments.topics[0] holds a lone surrogate"),
+        ("/api/v1/tools/memory_search/", {"arguments": {"query": "tea \udfff"}},
+         "arguments.query holds a lone surrogate"),
+        ("/api/v1/tools/search_knowledge_base/", {"arguments": {"query": "tea", "session_id": "s\u0000"}},
+         "arguments.session_id holds a NUL character"),
+        ("/api/v1/kbs/notes/messages/",
+         {"session_id": "s1", "messages": [{"external_id": "m1", "content": "I moved to \ud83d Lisbon"}]},
+         "messages[0].content holds a lone surrogate"),
+        ("/api/v1/kbs/notes/ingest/", {"text": "Alice\u0000 likes tea", "source": "api"}, "text holds a NUL character"),
+        ("/api/v1/kbs/notes/recall/", {"query": "tea\ud800"}, "query holds a lone surrogate"),
+        ("/api/v1/kbs/notes/documents/", {"content": "# Doc\nA \u0000 B", "slug": "doc"}, "content holds a NUL"),
+        ("/api/v1/kbs/", {"name": "new", "description": "x\u0000"}, "description holds a NUL character"),
+        ("/api/v1/kbs/notes/recall/", {"query": "x", "\u0000": 1}, "a key of the body holds a NUL character"),
+    ],
+)  # fmt: skip
+def test_unstorable_text_in_a_body_is_a_400_that_says_where(api, kb, path, body, where):
+    response = _post_json(api, path, body)
+    assert response.status_code == 400, response.text
+    assert where in response.json()["detail"]
+    assert not Memory.objects.exists() and not Message.objects.exists() and not IngestItem.objects.exists()
+    assert not Document.objects.exists() and not list(kb.knowledge_dir.iterdir())
+
+
+def test_tool_arguments_sent_as_a_json_string_are_checked_too(api, kb):
+    """A model's arguments arrive as the JSON string it produced; they are parsed and checked like a body."""
+    arguments = json.dumps({"slug": "notes-1", "content": "# N\n\u0000"})
+    response = _post_json(api, "/api/v1/tools/knowledge_write/", {"arguments": arguments})
+    assert response.status_code == 400 and "arguments.content holds a NUL character" in response.json()["detail"]
+    assert not (kb.knowledge_dir / "notes-1.md").exists()
+    deep = _post_json(api, "/api/v1/tools/memory_search/", {"arguments": "[" * 5000 + "]" * 5000})
+    assert deep.status_code == 400
+
+
+@pytest.mark.parametrize("path", ["/api/v1/kbs/%00/", "/api/v1/kbs/notes/documents/a%00b/", "/api/v1/kbs/?x=%00"])
+def test_unstorable_text_in_the_url_is_a_json_400(api, kb, path):
+    response = api.get(path)
+    assert response.status_code == 400 and "NUL character" in response.json()["detail"]
+
+
+def test_a_nul_in_an_admin_url_is_a_400_not_a_500(admin_client):
+    assert admin_client.get("/admin/kbsite/bot/%00/change/").status_code == 400
+
+
+@pytest.mark.parametrize("depth", [100, 1000, 100_000])
+def test_deeply_nested_json_is_a_400(api, kb, depth):
+    response = _post_json(api, "/api/v1/kbs/notes/recall/", "[" * depth + "]" * depth)
+    assert response.status_code == 400 and "nested" in response.json()["detail"]
+
+
+def test_an_upload_named_with_a_nul_is_stored_under_the_name_without_it(api, kb):
+    """Django's multipart parser drops control characters from file names: the upload is kept under a clean name."""
+    response = api.post("/api/v1/kbs/notes/documents/", files={"file": ("a\x00b.txt", b"Alice likes tea.")})
+    assert response.status_code == 202, response.text
+    document = Document.objects.get()
+    assert "\x00" not in document.source and document.slug == "ab"
