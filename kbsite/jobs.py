@@ -14,9 +14,11 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
-from django.db import models, transaction
+from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
+from django_q.exceptions import TimeoutException
 from django_q.tasks import async_task
 
 from kbsite.models import JobRun, KnowledgeBase
@@ -25,14 +27,18 @@ logger = logging.getLogger(__name__)
 
 Work = Callable[[JobRun], JobRun]
 Retry = Callable[[JobRun], "JobRun | None"]
+Release = Callable[[JobRun, str], None]
 
 
 @dataclass(frozen=True)
 class JobType:
-    """How jobs of one kind run (the dotted path of their task) and how a failed one is queued again."""
+    """How jobs of one kind run (the dotted path of their task), how a failed one is queued again, and how the input
+    of one that ended unexpectedly is handed back (claims released, the item or document shown failed, the file
+    parked with its reason)."""
 
     task: str
     retry: Retry
+    release: Release | None = None
 
 
 _TYPES: dict[str, JobType] = {}
@@ -74,10 +80,13 @@ def _queued(kind: str, kb: KnowledgeBase | None, obj: models.Model | None):
     return queued.filter(object_type=ContentType.objects.get_for_model(obj), object_id=obj.pk)
 
 
-def job_task(kind: str, *, retry: Retry | None = None) -> Callable[[Work], Callable[[int], str | None]]:
+def job_task(
+    kind: str, *, retry: Retry | None = None, release: Release | None = None
+) -> Callable[[Work], Callable[[int], str | None]]:
     """Make ``work(job) -> job`` the django-q task of jobs of ``kind``; the task takes the job's id.
 
-    ``retry(job)`` queues a failed job's input again (default: the same kind, KB, object and target).
+    ``retry(job)`` queues a failed job's input again (default: the same kind, KB, object and target);
+    ``release(job, reason)`` hands back the input of a job that ended unexpectedly (see job_run).
     """
 
     def register(work: Work) -> Callable[[int], str | None]:
@@ -89,7 +98,7 @@ def job_task(kind: str, *, retry: Retry | None = None) -> Callable[[Work], Calla
                 return None
             return job_run(job, work).status
 
-        _TYPES[kind] = JobType(task=f"{work.__module__}.{work.__name__}", retry=retry or requeue)
+        _TYPES[kind] = JobType(task=f"{work.__module__}.{work.__name__}", retry=retry or requeue, release=release)
         return task
 
     return register
@@ -98,17 +107,43 @@ def job_task(kind: str, *, retry: Retry | None = None) -> Callable[[Work], Calla
 def job_run(job: JobRun, work: Work) -> JobRun:
     """Run ``work`` on ``job`` in this process.
 
-    An unexpected error (a bug, not a provider failure, which the work records itself) still marks the run
-    failed with its error, so an operator sees it among the failed jobs and can retry it; it is then raised
-    for django-q to record as well.
+    Whatever ends it otherwise (a bug, django-q's time limit, which it raises as SystemExit, a shutdown), the run
+    is marked failed with the reason and its input handed back (:func:`job_fail`), so an operator sees it among
+    the failed jobs and can retry it; the exception is then raised for django-q to record as well. Provider
+    failures are recorded by the work itself.
     """
     try:
         return work(job)
-    except Exception as exc:
-        JobRun.objects.filter(pk=job.pk).update(
-            status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], finished_at=timezone.now()
-        )
+    except BaseException as exc:
+        job_fail(job, _reason(exc))
         raise
+
+
+def job_fail(job: JobRun, reason: str) -> None:
+    """Mark ``job`` failed with ``reason`` and hand its input back (its kind's release), whatever state the
+    database connection was left in by what stopped the job."""
+    for attempt in (1, 2):
+        try:
+            JobRun.objects.filter(pk=job.pk).update(
+                status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now()
+            )
+            job_type = _TYPES.get(job.kind)
+            if job_type and job_type.release:
+                job_type.release(job, reason)
+            return
+        except DatabaseError:
+            if attempt == 2:
+                raise
+            # Stopped in the middle of a query, the connection may be unusable: the next use opens a new one.
+            connection.close()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutException):
+        return f"stopped at the job time limit ({settings.Q_CLUSTER['timeout']} s; JOB_TIMEOUT_SECONDS)"
+    if isinstance(exc, SystemExit | KeyboardInterrupt):
+        return "stopped: the worker was shut down while running it"
+    return f"{type(exc).__name__}: {exc}"
 
 
 def job_retry(*, job: JobRun) -> JobRun | None:

@@ -342,6 +342,13 @@ def enqueue_document(*, document: Document) -> JobRun:
         return jobs.job_enqueue(kind=JobRun.Kind.DOCUMENT, kb=document.kb, obj=document, target=document.slug)
 
 
+def document_release(job: JobRun, reason: str) -> None:
+    """Show the document of a job that ended unexpectedly as failed with the reason (re-index to retry)."""
+    Document.objects.filter(pk=job.object_id, status__in=[Document.Status.PENDING, Document.Status.PROCESSING]).update(
+        status=Document.Status.FAILED, error=reason
+    )
+
+
 def document_retry(job: JobRun) -> JobRun | None:
     """Index a document whose indexing failed again, unless it has been deleted since."""
     document = job.object

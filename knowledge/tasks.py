@@ -23,6 +23,6 @@ def sync_knowledge_on_schedule() -> str:
     return job.status
 
 
-@job_task(JobRun.Kind.DOCUMENT, retry=services.document_retry)
+@job_task(JobRun.Kind.DOCUMENT, retry=services.document_retry, release=services.document_release)
 def process_document(job: JobRun) -> JobRun:
     return services.document_process(job=job)

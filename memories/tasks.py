@@ -5,19 +5,22 @@ from __future__ import annotations
 from kbsite.jobs import job_run, job_task
 from kbsite.models import JobRun, KnowledgeBase
 from memories import archive, consolidation, ingest, services
+from memories.ingest.claims import claims_release
+from memories.ingest.inbox import file_release
+from memories.ingest.items import item_release
 
 
-@job_task(JobRun.Kind.INGEST_MESSAGES)
+@job_task(JobRun.Kind.INGEST_MESSAGES, release=claims_release)
 def extract_pending(job: JobRun) -> JobRun:
     return ingest.extract_pending(job=job)
 
 
-@job_task(JobRun.Kind.INGEST_TEXT, retry=ingest.item_retry)
+@job_task(JobRun.Kind.INGEST_TEXT, retry=ingest.item_retry, release=item_release)
 def ingest_item(job: JobRun) -> JobRun:
     return ingest.item_ingest(job=job)
 
 
-@job_task(JobRun.Kind.INGEST_FILE, retry=ingest.file_retry)
+@job_task(JobRun.Kind.INGEST_FILE, retry=ingest.file_retry, release=file_release)
 def ingest_inbox_file(job: JobRun) -> JobRun:
     return ingest.inbox_file_ingest(job=job)
 

@@ -67,6 +67,11 @@ def sessions_release(job: JobRun, session_ids: list[int]) -> None:
     Session.objects.filter(pk__in=session_ids, claimed_by=job).update(claimed_by=None, claimed_until=None)
 
 
+def claims_release(job: JobRun, reason: str = "") -> None:
+    """Hand back every session ``job`` claims (it ended without releasing them): their turns wait for the next job."""
+    Session.objects.filter(claimed_by=job).update(claimed_by=None, claimed_until=None)
+
+
 def claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn]]]:
     """The claimed sessions' turns past their cursors (read after claiming, so the cursors are current),
     at most EXTRACT_BATCH_TURNS per session."""

@@ -102,6 +102,18 @@ def inbox_file_ingest(*, job: JobRun) -> JobRun:
     return job
 
 
+def file_release(job: JobRun, reason: str) -> None:
+    """Park the claimed file of a job that ended unexpectedly in failed/ with the reason (retried from there), and
+    show its item failed."""
+    claimed = job.kb.folder / job.target
+    if claimed.is_file() and claimed.parent.name == CLAIM_DIR:
+        _park_failed(job, claimed, reason)
+        JobRun.objects.filter(pk=job.pk).update(detail=job.detail)
+    IngestItem.objects.filter(pk=job.object_id, status=IngestItem.Status.PENDING).update(
+        status=IngestItem.Status.FAILED, error=reason
+    )
+
+
 def _park_failed(job: JobRun, claimed: Path, reason: str) -> None:
     """Move the file to failed/ with ``<name>.error.txt`` beside it saying why."""
     failed_dir = job.kb.failed_dir

@@ -74,6 +74,13 @@ def item_ingest(*, job: JobRun) -> JobRun:
     return job
 
 
+def item_release(job: JobRun, reason: str) -> None:
+    """Show the item of a job that ended unexpectedly as failed with the reason (it resumes where it stopped)."""
+    IngestItem.objects.filter(pk=job.object_id, status=IngestItem.Status.PENDING).update(
+        status=IngestItem.Status.FAILED, error=reason
+    )
+
+
 def item_retry(job: JobRun) -> JobRun | None:
     """Queue a failed text or document item again; it resumes after the segments already applied."""
     item = job.object
