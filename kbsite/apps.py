@@ -1,6 +1,7 @@
 """The base app: bots, API keys, knowledge bases and job runs, and the plumbing both domain apps use."""
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class KbsiteConfig(AppConfig):
@@ -9,3 +10,6 @@ class KbsiteConfig(AppConfig):
 
     def ready(self):
         from kbsite import receivers  # noqa: F401 - prepares each job worker as it starts
+        from kbsite.schedules import ensure_schedules
+
+        post_migrate.connect(ensure_schedules, sender=self)

@@ -11,17 +11,24 @@ from __future__ import annotations
 
 import functools
 import logging
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
+import psutil
 from django.conf import settings
 from django.contrib.contenttypes.models import ContentType
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 from django_q.exceptions import TimeoutException
+from django_q.models import OrmQ
 from django_q.tasks import async_task
 
+from kbsite import locks
+from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
+from kbsite.signals import jobs_healed
 
 logger = logging.getLogger(__name__)
 
@@ -119,13 +126,19 @@ def job_run(job: JobRun, work: Work) -> JobRun:
         raise
 
 
-def job_fail(job: JobRun, reason: str) -> None:
-    """Mark ``job`` failed with ``reason`` and hand its input back (its kind's release), whatever state the
+def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:
+    """Mark ``job`` failed with ``reason`` (retried by itself, backing off, while tries remain; ``retry_now``: at
+    once, for a run lost with its worker) and hand its input back (its kind's release), whatever state the
     database connection was left in by what stopped the job."""
+    retry_at = job.next_retry_at()
+    if retry_at is not None and retry_now:
+        retry_at = timezone.now()
+    if retry_at is None:
+        reason = f"{reason} (gave up after {job.tries} tries; retry it from the admin)"
     for attempt in (1, 2):
         try:
             JobRun.objects.filter(pk=job.pk).update(
-                status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now()
+                status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now(), retry_at=retry_at
             )
             job_type = _TYPES.get(job.kind)
             if job_type and job_type.release:
@@ -146,14 +159,20 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def job_retry(*, job: JobRun) -> JobRun | None:
-    """Queue a failed job's input again. Returns the new job, or None when nothing is left to retry."""
+def job_retry(*, job: JobRun, automatic: bool = False) -> JobRun | None:
+    """Queue a failed job's input again; the failed run becomes history ("retried"). Returns the new job, or None
+    when nothing is left to retry. An operator's retry starts the input's tries again; an automatic one counts on."""
     if job.status != JobRun.Status.FAILED:
         return None
     with transaction.atomic():
         new = _job_type(job.kind).retry(job)
+        if new is not None:
+            JobRun.objects.filter(pk=new.pk, status=JobRun.Status.QUEUED).update(
+                tries=job.tries + 1 if automatic else 1
+            )
         job.detail = {**job.detail, "retried_as": new.pk if new else None}
-        job.save(update_fields=["detail"])
+        job.status, job.retry_at = JobRun.Status.RETRIED, None
+        job.save(update_fields=["detail", "status", "retry_at"])
     return new
 
 
@@ -167,3 +186,73 @@ def _job_type(kind: str) -> JobType:
         return _TYPES[kind]
     except KeyError:
         raise LookupError(f"no task is registered for jobs of kind {kind!r}") from None
+
+
+# --- Healing ---------------------------------------------------------------------------------------------
+
+
+def jobs_heal() -> dict[str, int]:
+    """Hand back what stopped work left behind and queue the retries that are due. Runs when a job worker starts
+    and every minute; one at a time. Returns what it did, by kind of repair.
+
+    - A running job whose worker process is gone (killed, restarted), or that has run past the time limit without
+      finishing, is failed with the reason, its input handed back (its kind's release), retried by itself.
+    - A queued job whose task was lost (never reached the queue, or dropped from it) gets its task again.
+    - A failed job whose retry is due is queued again.
+    - Then the domain apps sweep what only they know (``jobs_healed``): claims, documents, inbox files.
+    """
+    done = {"lost_runs": 0, "lost_tasks": 0, "retries": 0}
+    with transaction.atomic():
+        if not locks.try_hold(Lock.HEAL, 0):
+            return done  # another worker is healing right now
+        for job, reason in _lost_runs():
+            job_fail(job, reason, retry_now=True)
+            done["lost_runs"] += 1
+        done["lost_tasks"] = _lost_tasks_requeue()
+        for job in JobRun.objects.filter(status=JobRun.Status.FAILED, retry_at__lte=timezone.now()).order_by("id"):
+            done["retries"] += job_retry(job=job, automatic=True) is not None
+        for _, swept in jobs_healed.send(sender=jobs_heal):
+            done.update(swept or {})
+    if any(done.values()):
+        logger.info("jobs healed: %s", done)
+    return done
+
+
+def _lost_runs():
+    """(job, reason) for each running job that no process is running any more."""
+    too_old = timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"] + 60)
+    host = socket.gethostname()
+    for job in JobRun.objects.filter(status=JobRun.Status.RUNNING).select_related("kb__bot"):
+        if job.started_at and job.started_at < too_old:
+            yield job, "it ran past the job time limit without finishing: its worker was lost"
+        elif _worker_gone(job, host):
+            yield job, "its worker process stopped (killed or restarted) while running it"
+
+
+def _worker_gone(job: JobRun, host: str) -> bool:
+    """Whether the process that started ``job`` on this machine has stopped (a pid since reused counts as stopped).
+    A job on another machine is judged by its age alone."""
+    worker_host, _, pid = job.worker.rpartition(":")
+    if worker_host != host or not pid.isdigit() or job.started_at is None:
+        return False
+    try:
+        process = psutil.Process(int(pid))
+        return process.status() == psutil.STATUS_ZOMBIE or process.create_time() > job.started_at.timestamp() + 1
+    except psutil.NoSuchProcess:
+        return True
+
+
+def _lost_tasks_requeue() -> int:
+    """Queue the task again of each job waiting longer than django-q takes to deliver one, whose task is not in the
+    queue (the process that created it stopped between its commit and the queueing)."""
+    waiting = JobRun.objects.filter(
+        status=JobRun.Status.QUEUED,
+        created_at__lt=timezone.now() - timedelta(seconds=settings.Q_CLUSTER["retry"] + 60),
+    )
+    if not waiting.exists():
+        return 0
+    queued = {task.args()[0] for task in OrmQ.objects.all() if task.args()}
+    lost = [job for job in waiting.select_related("kb") if job.pk not in queued and job.kind in _TYPES]
+    for job in lost:
+        task_enqueue(_job_type(job.kind).task, job.pk, group=f"kb-{job.kb_id}" if job.kb_id else None)
+    return len(lost)

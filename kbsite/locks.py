@@ -25,6 +25,8 @@ class Lock(IntEnum):
     SYNC = 7_004
     # Archiving session n: two runs never archive the same turns.
     ARCHIVE = 7_005
+    # Healing the jobs (key 0): one sweep at a time, though every worker sweeps as it starts.
+    HEAL = 7_006
 
 
 def text_key(text: str) -> int:

@@ -11,6 +11,7 @@ import logging
 from django.dispatch import receiver
 from django_q.signals import post_spawn
 
+from kbsite import jobs
 from kbsite.ai import embeddings
 from kbsite.signals import worker_ready
 
@@ -30,4 +31,9 @@ def worker_started(sender, proc_name: str = "", **kwargs) -> None:
     # The model and Django are loaded for the life of the worker: keep their objects out of the cyclic
     # collector's full passes, each of which took about 0.3 s per worker during a LoCoMo ingest.
     gc.freeze()
+    # What a crash or a kill left behind is handed back now, not in minutes: every worker sweeps as it starts.
+    try:
+        jobs.jobs_heal()
+    except Exception:  # a worker must start even if the database is not reachable yet
+        logger.exception("could not heal the jobs at worker start")
     worker_ready.send(sender=worker_started, proc_name=proc_name)

@@ -20,6 +20,12 @@ def migrated_fully(using: str = DEFAULT_DB_ALIAS) -> bool:
     return True
 
 
+def ensure_schedules(using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
+    """The base app's schedule: the jobs' healing, every minute (connected in KbsiteConfig.ready)."""
+    if migrated_fully(using):
+        schedule_every(name="jobs-heal", func="kbsite.tasks.jobs_heal", minutes=1)
+
+
 def schedule_every(*, name: str, func: str, minutes: int) -> None:
     """Run the task ``func`` every ``minutes``, under the schedule ``name`` (created or brought up to date)."""
     from django_q.models import Schedule

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from kbsite import jobs
 from kbsite.ai import embeddings
 
 
@@ -13,3 +14,8 @@ def warm_up(hold_seconds: float = 0.0) -> str:
     embeddings.warm_up()
     time.sleep(hold_seconds)
     return embeddings.get_embedder().name
+
+
+def jobs_heal() -> dict[str, int]:
+    """The scheduled sweep (every minute): see kbsite.jobs.jobs_heal."""
+    return jobs.jobs_heal()

@@ -29,7 +29,9 @@ SUPPORTED_TYPES = TEXT_TYPES | IMAGE_TYPES | AUDIO_TYPES | VIDEO_TYPES
 
 
 class ExtractionFailed(Exception):
-    """The file could not be turned into text; the message says why."""
+    """The file could not be turned into text; the message says why. Trying again would not help."""
+
+    retryable = False
 
 
 def extract_text(name: str, data: bytes) -> str:

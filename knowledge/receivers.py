@@ -9,10 +9,16 @@ import logging
 
 from django.dispatch import receiver
 
-from kbsite.signals import worker_ready
-from knowledge.services import enqueue_sync
+from kbsite.signals import jobs_healed, worker_ready
+from knowledge.services import documents_orphaned_requeue, enqueue_sync
 
 logger = logging.getLogger(__name__)
+
+
+@receiver(jobs_healed)
+def jobs_were_healed(sender, **kwargs) -> dict[str, int]:
+    """Queue again the documents a stopped run left waiting."""
+    return {"documents": documents_orphaned_requeue()}
 
 
 @receiver(worker_ready)

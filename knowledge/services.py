@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -349,6 +350,27 @@ def document_release(job: JobRun, reason: str) -> None:
     )
 
 
+def documents_orphaned_requeue() -> int:
+    """Queue again the documents waiting or processing with no indexing job waiting or running for them (a stopped
+    run that did not say so; part of the jobs' healing). Returns how many."""
+    live = JobRun.objects.filter(
+        kind=JobRun.Kind.DOCUMENT, status__in=[JobRun.Status.QUEUED, JobRun.Status.RUNNING]
+    ).values("object_id")
+    orphans = (
+        Document.objects.present()
+        .filter(
+            status__in=[Document.Status.PENDING, Document.Status.PROCESSING],
+            updated_at__lt=timezone.now() - timedelta(seconds=60),
+        )
+        .exclude(pk__in=live)
+    )
+    count = 0
+    for document in orphans.select_related("kb__bot"):
+        enqueue_document(document=document)
+        count += 1
+    return count
+
+
 def document_retry(job: JobRun) -> JobRun | None:
     """Index a document whose indexing failed again, unless it has been deleted since."""
     document = job.object
@@ -381,7 +403,7 @@ def document_process(*, job: JobRun) -> JobRun:
         job.items_read = document_index(document=document)
     except (ExtractionFailed, embeddings.EmbeddingError) as exc:
         Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, error=str(exc))
-        job.finish(status=JobRun.Status.FAILED, error=str(exc))
+        job.fail(str(exc), retryable=not isinstance(exc, ExtractionFailed))
         return job
     job.detail = {"document": document.slug, "chunks": job.items_read}
     job.finish(status=JobRun.Status.SUCCEEDED)

@@ -119,7 +119,7 @@ def session_archive(*, job: JobRun) -> JobRun:
             Session.objects.filter(pk=session.pk).update(archived_through=turns[-1].pk)
     except (llm.LLMError, embeddings.EmbeddingError) as exc:
         job.detail = {**job.detail, "llm_attempts": getattr(exc, "attempts", None)}
-        job.finish(status=JobRun.Status.FAILED, error=str(exc))
+        job.fail(str(exc), retryable=getattr(exc, "retryable", True))
         return job
     job.detail = {**job.detail, "document": document.slug, "turns": len(turns)}
     job.finish(status=JobRun.Status.SUCCEEDED)

@@ -10,10 +10,13 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from kbsite.models import KnowledgeBase
+from kbsite.signals import jobs_healed
 from knowledge.models import Document
 from knowledge.signals import document_indexed
 from memories.consolidation import kb_schedule_sync, schedule_name
 from memories.ingest import document_facts_queue
+from memories.ingest.claims import claims_of_stopped_runs_release
+from memories.ingest.inbox import claims_orphaned_return
 
 
 @receiver(post_save, sender=KnowledgeBase)
@@ -26,6 +29,12 @@ def kb_deleted(sender, instance: KnowledgeBase, **kwargs) -> None:
     from django_q.models import Schedule
 
     Schedule.objects.filter(name=schedule_name(instance)).delete()
+
+
+@receiver(jobs_healed)
+def jobs_were_healed(sender, **kwargs) -> dict[str, int]:
+    """Hand back what stopped runs left: session claims, and inbox files claimed but never queued."""
+    return {"claims": claims_of_stopped_runs_release(), "inbox_files": claims_orphaned_return()}
 
 
 @receiver(document_indexed)

@@ -153,7 +153,13 @@ def database_url(name: str | None = None) -> str:
 
 
 @pytest.fixture
-def qcluster(settings):
+def qcluster_env() -> dict:
+    """Extra environment of the qcluster fixture's process; a test overrides it with ``parametrize``."""
+    return {}
+
+
+@pytest.fixture
+def qcluster(settings, qcluster_env):
     """The real `manage.py qcluster` against the test database, stopped (and its log printed) afterwards."""
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
     env.update(
@@ -162,8 +168,12 @@ def qcluster(settings):
             "KBSITE_DATA_DIR": str(settings.KBSITE_DATA_DIR),
             "LLM_BASE_URL": settings.LLM_BASE_URL,
             "LLM_MODEL": settings.LLM_MODEL,
+            "LLM_TIMEOUT_SECONDS": str(settings.LLM_TIMEOUT_SECONDS),
+            "LLM_MAX_RETRIES": str(settings.LLM_MAX_RETRIES),
+            "LLM_RETRY_BACKOFF_SECONDS": str(settings.LLM_RETRY_BACKOFF_SECONDS),
             "WORKERS": "2",
             "PYTHONUNBUFFERED": "1",
+            **qcluster_env,
         }
     )
     log = open(settings.KBSITE_DATA_DIR.parent / "qcluster.log", "w+")  # noqa: SIM115 - closed below

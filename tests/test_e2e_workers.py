@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pytest
 
 from kbsite.models import JobRun
-from memories.models import Insight, Memory
+from memories.models import Insight, Memory, Session
 from memories.schedules import ensure_schedules
 from tests.conftest import wait_for
 
@@ -44,3 +45,61 @@ def test_workers_ingest_and_consolidate_on_their_own(api, kb, qcluster):
     run = JobRun.objects.get(kind="consolidate", status="succeeded")
     assert run.target == "scheduled" and run.mode == "heuristic"
     assert set(JobRun.objects.exclude(kind="consolidate").values_list("status", flat=True)) == {"succeeded"}
+
+
+def _running_extraction(timeout: float) -> JobRun:
+    wait_for(
+        lambda: JobRun.objects.filter(kind="ingest_messages", status="running").exclude(worker="").exists(),
+        timeout,
+        "an extraction to run",
+    )
+    return JobRun.objects.get(kind="ingest_messages", status="running")
+
+
+def _post_two_turns(api) -> None:
+    turns = [
+        {"external_id": "t1", "speaker": "Nora", "content": "I started learning the cello in January."},
+        {"external_id": "t2", "speaker": "Nora", "content": "My sister Ines lives in Lisbon."},
+    ]
+    assert api.post("/api/v1/kbs/notes/messages/", json={"session_id": "s", "messages": turns}).status_code == 202
+
+
+FACTS = {"add": [{"text": "Nora is learning the cello.", "source_turns": ["m1"]}], "supersede": [], "edges": []}
+
+
+@pytest.mark.parametrize("qcluster_env", [{"JOB_RETRY_SECONDS": "1", "LLM_TIMEOUT_SECONDS": "60"}])
+def test_a_worker_killed_mid_job_is_replaced_and_its_turns_extracted_within_a_minute(api, kb, fake_llm, qcluster):
+    """kill -9 of the worker running an extraction (its LLM call hanging): the cluster starts a new worker, whose
+    sweep fails the lost run with the reason, hands back its claims and queues the turns again; they are
+    extracted once, well inside a minute, with no operator."""
+    fake_llm.script.append(("sleep", 20))  # the call the killed worker is waiting on
+    fake_llm.reply_json(FACTS)
+    _post_two_turns(api)
+    run = _running_extraction(60)
+    wait_for(lambda: fake_llm.calls == 1, 30, "the worker to wait on the LLM")
+    killed_at = time.monotonic()
+    os.kill(int(run.worker.rpartition(":")[2]), signal.SIGKILL)
+    wait_for(lambda: Memory.objects.exists(), 60, "the turns to be extracted by a retry")
+    print(f"recovery after kill -9 of a worker: {time.monotonic() - killed_at:.1f}s")
+    run.refresh_from_db()
+    assert run.status == "retried" and "worker process stopped" in run.error
+    assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
+    assert not Session.objects.filter(claimed_by__isnull=False).exists()
+    assert JobRun.objects.filter(kind="ingest_messages", status="succeeded").count() == 1
+
+
+@pytest.mark.parametrize(
+    "qcluster_env", [{"JOB_TIMEOUT_SECONDS": "10", "JOB_RETRY_SECONDS": "1", "LLM_TIMEOUT_SECONDS": "60"}]
+)
+def test_a_job_past_its_time_limit_fails_with_the_reason_and_is_retried(api, kb, fake_llm, qcluster):
+    """An extraction whose LLM call outlasts the job time limit is stopped by django-q: its run fails with that
+    reason (not left running), its claims are released, and the retry extracts the turns."""
+    fake_llm.script.append(("sleep", 30))
+    fake_llm.reply_json(FACTS)
+    _post_two_turns(api)
+    run = _running_extraction(60)
+    wait_for(lambda: Memory.objects.exists(), 90, "the retry to extract the turns")
+    run.refresh_from_db()
+    assert run.status == "retried" and "job time limit (10 s" in run.error
+    assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
+    assert not Session.objects.filter(claimed_by__isnull=False).exists()

@@ -7,6 +7,13 @@ from kbsite.env import env_int
 WORKERS = env_int("WORKERS", 2, minimum=1)
 JOB_TIMEOUT_SECONDS = env_int("JOB_TIMEOUT_SECONDS", 600, minimum=10)
 
+# A failed job whose failure may pass (a provider down, a time limit, a lost worker) is queued again by itself,
+# JOB_RETRY_SECONDS later, doubling each time up to JOB_RETRY_MAX_SECONDS, for at most JOB_RETRIES tries of one
+# input; then it stays failed, where an operator sees it and can retry it.
+JOB_RETRIES = env_int("JOB_RETRIES", 6, minimum=1)
+JOB_RETRY_SECONDS = env_int("JOB_RETRY_SECONDS", 30, minimum=1)
+JOB_RETRY_MAX_SECONDS = env_int("JOB_RETRY_MAX_SECONDS", 480, minimum=1)
+
 # timeout < retry so a task is never picked up twice while still running;
 # max_attempts is finite so a poisoned task ends up as a visible failure.
 Q_CLUSTER = {

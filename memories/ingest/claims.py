@@ -67,6 +67,15 @@ def sessions_release(job: JobRun, session_ids: list[int]) -> None:
     Session.objects.filter(pk__in=session_ids, claimed_by=job).update(claimed_by=None, claimed_until=None)
 
 
+def claims_of_stopped_runs_release() -> int:
+    """Hand back the sessions claimed by runs that are no longer waiting or running (part of the jobs' healing)."""
+    return (
+        Session.objects.filter(claimed_by__isnull=False)
+        .exclude(claimed_by__status__in=[JobRun.Status.QUEUED, JobRun.Status.RUNNING])
+        .update(claimed_by=None, claimed_until=None)
+    )
+
+
 def claims_release(job: JobRun, reason: str = "") -> None:
     """Hand back every session ``job`` claims (it ended without releasing them): their turns wait for the next job."""
     Session.objects.filter(claimed_by=job).update(claimed_by=None, claimed_until=None)

@@ -58,12 +58,15 @@ def mode() -> str:
 
 
 def job_fail(job: JobRun, exc: Exception) -> JobRun:
+    """Record a failed extraction on its job: the tokens spent, the LLM's attempts, and the error. A failure that
+    may pass (the LLM or the embedding endpoint down, rate-limited, answering nonsense) is retried by itself; one
+    that cannot (a file that is not text) is not."""
     tokens = getattr(exc, "tokens", (0, 0))
     job.tokens_in += tokens[0]
     job.tokens_out += tokens[1]
     attempts = getattr(exc, "attempts", None)
     if attempts:
         job.detail = {**job.detail, "llm_attempts": attempts}
-    job.finish(status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+    job.fail(f"{type(exc).__name__}: {exc}", retryable=getattr(exc, "retryable", True))
     logger.warning("job %s failed: %s", job.pk, exc)
     return job

@@ -42,7 +42,6 @@ def _unique(target: Path) -> Path:
 def inbox_scan() -> int:
     """Claim every settled file in every active KB's inbox and queue it. Returns how many were queued."""
     queued = 0
-    stale_after = settings.Q_CLUSTER["retry"] * 2
     for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
         inbox = kb.inbox_dir
         if not inbox.is_dir():
@@ -60,12 +59,35 @@ def inbox_scan() -> int:
                 continue
             _queue_file(kb, claimed)
             queued += 1
-        # A claim left behind by a worker that died is released back to the inbox.
-        if claims.is_dir():
-            for path in claims.iterdir():
-                if time.time() - path.stat().st_mtime > stale_after:
-                    os.rename(path, _unique(inbox / path.name))
     return queued
+
+
+# A claimed file younger than this may still be getting its job (claim and queueing are not one step).
+ORPHAN_GRACE_SECONDS = 60
+
+
+def claims_orphaned_return() -> int:
+    """Put claimed files that no waiting or running job works on back into their inbox (the process that claimed
+    them stopped before queueing them; their job was deleted). Part of the jobs' healing. Returns how many."""
+    live = set(
+        JobRun.objects.filter(
+            kind=JobRun.Kind.INGEST_FILE, status__in=[JobRun.Status.QUEUED, JobRun.Status.RUNNING]
+        ).values_list("kb_id", "target")
+    )
+    returned = 0
+    for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
+        claims = kb.inbox_dir / CLAIM_DIR
+        if not claims.is_dir():
+            continue
+        for path in claims.iterdir():
+            try:
+                young = time.time() - path.stat().st_mtime < ORPHAN_GRACE_SECONDS
+            except FileNotFoundError:
+                continue
+            if not young and (kb.pk, str(path.relative_to(kb.folder))) not in live:
+                os.rename(path, _unique(kb.inbox_dir / path.name))
+                returned += 1
+    return returned
 
 
 def _queue_file(kb: KnowledgeBase, claimed: Path) -> JobRun:
