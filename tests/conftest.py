@@ -158,38 +158,72 @@ def qcluster_env() -> dict:
     return {}
 
 
+@dataclass
+class Cluster:
+    """A real `manage.py qcluster` process (in a process group of its own) and its log."""
+
+    process: subprocess.Popen
+    log: object
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.log.seek(0)
+        print(self.log.read()[-3000:])
+        self.log.close()
+
+    def kill(self) -> None:
+        """kill -9 of the whole cluster: the sentinel, its workers, monitor and pusher."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+
 @pytest.fixture
-def qcluster(settings, qcluster_env):
+def start_qcluster(settings, qcluster_env):
+    """Start real `manage.py qcluster` processes against the test database; all are stopped afterwards."""
+    started: list[Cluster] = []
+
+    def start() -> Cluster:
+        env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
+        env.update(
+            {
+                "DATABASE_URL": database_url(),
+                "KBSITE_DATA_DIR": str(settings.KBSITE_DATA_DIR),
+                "LLM_BASE_URL": settings.LLM_BASE_URL,
+                "LLM_MODEL": settings.LLM_MODEL,
+                "LLM_TIMEOUT_SECONDS": str(settings.LLM_TIMEOUT_SECONDS),
+                "LLM_MAX_RETRIES": str(settings.LLM_MAX_RETRIES),
+                "LLM_RETRY_BACKOFF_SECONDS": str(settings.LLM_RETRY_BACKOFF_SECONDS),
+                "WORKERS": "2",
+                "PYTHONUNBUFFERED": "1",
+                **qcluster_env,
+            }
+        )
+        log = open(settings.KBSITE_DATA_DIR.parent / f"qcluster-{len(started)}.log", "w+")  # noqa: SIM115 - closed in stop
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "qcluster"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        started.append(Cluster(process, log))
+        return started[-1]
+
+    yield start
+    for cluster in started:
+        cluster.stop()
+
+
+@pytest.fixture
+def qcluster(start_qcluster) -> Cluster:
     """The real `manage.py qcluster` against the test database, stopped (and its log printed) afterwards."""
-    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
-    env.update(
-        {
-            "DATABASE_URL": database_url(),
-            "KBSITE_DATA_DIR": str(settings.KBSITE_DATA_DIR),
-            "LLM_BASE_URL": settings.LLM_BASE_URL,
-            "LLM_MODEL": settings.LLM_MODEL,
-            "LLM_TIMEOUT_SECONDS": str(settings.LLM_TIMEOUT_SECONDS),
-            "LLM_MAX_RETRIES": str(settings.LLM_MAX_RETRIES),
-            "LLM_RETRY_BACKOFF_SECONDS": str(settings.LLM_RETRY_BACKOFF_SECONDS),
-            "WORKERS": "2",
-            "PYTHONUNBUFFERED": "1",
-            **qcluster_env,
-        }
-    )
-    log = open(settings.KBSITE_DATA_DIR.parent / "qcluster.log", "w+")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "qcluster"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    yield proc
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.seek(0)
-    print(log.read()[-3000:])
-    log.close()
+    return start_qcluster()
 
 
 def wait_for(predicate, timeout: float, what: str):

@@ -103,3 +103,26 @@ def test_a_job_past_its_time_limit_fails_with_the_reason_and_is_retried(api, kb,
     assert run.status == "retried" and "job time limit (10 s" in run.error
     assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
     assert not Session.objects.filter(claimed_by__isnull=False).exists()
+
+
+@pytest.mark.parametrize("qcluster_env", [{"JOB_RETRY_SECONDS": "1", "LLM_TIMEOUT_SECONDS": "60"}])
+def test_after_kill_9_of_the_whole_cluster_a_restart_takes_the_work_up_within_a_minute(
+    api, kb, fake_llm, start_qcluster
+):
+    """kill -9 of every worker process (as in a crash of the machine's product), then a start: the new cluster's
+    first worker fails the run the old one left running and queues its turns again, which are extracted once."""
+    fake_llm.script.append(("sleep", 30))
+    fake_llm.reply_json(FACTS)
+    first = start_qcluster()
+    _post_two_turns(api)
+    run = _running_extraction(60)
+    wait_for(lambda: fake_llm.calls == 1, 30, "the worker to wait on the LLM")
+    first.kill()
+    restarted_at = time.monotonic()
+    start_qcluster()
+    wait_for(lambda: Memory.objects.exists(), 60, "the restarted cluster to extract the turns")
+    print(f"recovery after kill -9 of the whole cluster and a restart: {time.monotonic() - restarted_at:.1f}s")
+    run.refresh_from_db()
+    assert run.status == "retried" and "worker process stopped" in run.error
+    assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
+    assert not Session.objects.filter(claimed_by__isnull=False).exists()
