@@ -28,6 +28,10 @@ class DocumentQuerySet(models.QuerySet):
     def for_bot(self, bot):
         return self.filter(kb__bot=bot)
 
+    def readable(self):
+        """What a bot may read: present, indexed, and not flagged as a secret or an injection."""
+        return self.present().filter(status=Document.Status.DONE, quarantine_reason="")
+
     def holding_slug(self, kb, slug: str):
         """The present upload, text or conversation document of ``kb`` named ``slug``: a markdown file
         of that name would clash with it."""

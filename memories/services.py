@@ -38,11 +38,18 @@ def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
 
 
 def memory_update(*, memory: Memory, data: dict) -> Memory:
-    """Operator/client edit of a memory. Changed text is re-embedded by a job, not here."""
+    """Operator/client edit of a memory. Changed text is screened like a new fact (a secret or an injection puts
+    the memory in quarantine, with the reason; a clean text takes it out) and re-embedded by a job, not here."""
     text_changed = "text" in data and data["text"] != memory.text
     for field, value in data.items():
         setattr(memory, field, value)
     if text_changed:
+        screening = defence.screen(memory.text)
+        memory.text, memory.quarantined, memory.quarantine_reason = (
+            screening.text,
+            screening.quarantined,
+            screening.reason,
+        )
         memory.embedding = None
     memory.save()
     if text_changed:

@@ -110,6 +110,14 @@ def _knowledge_read(bot, kbs, args):
     document = Document.objects.present().filter(kb=kb, slug=args["slug"]).first()
     if document is None:
         raise ToolError(f"no document {args['slug']!r} in knowledge base {kb.name!r}", status=404)
+    if document.quarantine_reason:
+        raise ToolError(
+            f"document {document.slug!r} is withheld until an operator reviews it: {document.quarantine_reason}",
+            status=403,
+        )
+    if document.status != Document.Status.DONE:
+        state = f"failed: {document.error}" if document.status == Document.Status.FAILED else "still being indexed"
+        raise ToolError(f"document {document.slug!r} cannot be read yet: {state}", status=409)
     return {
         "kb": kb.name,
         "slug": document.slug,
@@ -137,7 +145,7 @@ def _knowledge_write(bot, kbs, args):
 
 def _knowledge_list(bot, kbs, args):
     scope = _scope(kbs, args)
-    documents = Document.objects.present().filter(kb__in=scope).exclude(doc_type=Document.Type.CONVERSATION)
+    documents = Document.objects.readable().filter(kb__in=scope).exclude(doc_type=Document.Type.CONVERSATION)
     names = {kb.pk: kb.name for kb in scope}
     return {
         "documents": [

@@ -29,26 +29,106 @@ _SECRET_PHRASES = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
 ]
 
+# Prompt injections are looked for in three views of the text (see _views): normalised (NFKC, case-folded, look-alike
+# letters mapped to Latin), the same with leetspeak undone, and only its letters (spacing and punctuation between
+# letters removed). Each pattern names an act (ignore, reveal, become) and what it acts on (instructions, the
+# system prompt, a mode): the words alone ("previous instructions", "developer mode") are not an injection.
+_IGNORE = (
+    r"ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|neglect|set aside|pay no attention to|"
+    r"stop following|(?:do not|don't|dont) follow"
+)
+_EARLIER = r"previous|prior|above|earlier|preceding|former|original|all|any|your|these|those|the system'?s?"
+_ORDERS = (
+    r"instructions?|prompts?|rules|directions|guidelines|guidance|commands|orders|programming|constraints|"
+    r"restrictions"
+)
+_SECRET_PROMPT = (
+    r"system prompt|(?:hidden|initial|original|secret|system|developer) (?:prompt|instructions|message)|"
+    r"everything above|the text above|(?:the )?instructions above"
+)
+_REVEAL = r"reveal|print|show|repeat|leak|output|display|tell me|give me|dump|recite|echo|write out"
 _INJECTION = [
+    re.compile(rf"\b(?:{_IGNORE})\b.{{0,50}}\b(?:{_EARLIER})\b.{{0,50}}\b(?:{_ORDERS})\b", re.S),
     re.compile(
-        r"\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|all|any|your)\b.{0,40}"
-        r"\b(instructions?|prompts?|rules|directions|guidelines)",
-        re.I | re.S,
+        rf"\b(?:{_IGNORE})\b.{{0,30}}\b(?:everything|anything|all|what(?:ever)?)\b.{{0,20}}"
+        r"(?:\byou(?:'ve| have)? (?:were|been) (?:told|given|taught)|\babove\b|\bbefore this\b|\bso far\b)",
+        re.S,
     ),
     re.compile(
-        r"\b(you are now|from now on,? you (are|will|must)|act as|pretend to be)\b.{0,60}"
-        r"\b(unrestricted|jailbroken|dan|developer mode|no (rules|restrictions|filters))",
-        re.I | re.S,
+        rf"\b(?:{_IGNORE})\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:above|previous|prior|preceding)\b"
+        r"(?:\s+(?:text|message|content|lines?))?\s*(?:and|then|,|;)"
     ),
     re.compile(
-        r"\b(reveal|print|show|repeat|leak)\b.{0,30}\b(system prompt|hidden instructions|your instructions)",
-        re.I | re.S,
+        rf"\b(?:{_IGNORE})\s+(?:the\s+|your\s+|all\s+|any\s+)*(?:{_ORDERS})\b.{{0,30}}"
+        r"(?:\byou(?:'ve| have)? (?:were|been) (?:given|told)|\bgiven to you\b|\babove\b|\bso far\b)",
+        re.S,
     ),
-    re.compile(r"<\|?(im_start|im_end|system|endoftext)\|?>", re.I),
-    re.compile(r"(^|\n)\s*(###\s*)?(system|assistant)\s*:", re.I),
-    re.compile(r"\bnew (system )?instructions?\s*:", re.I),
-    re.compile(r"</?untrusted", re.I),
+    re.compile(
+        r"\byour\s+(?:new|real|true|actual|updated|only)\s+(?:instructions?|task|orders|role|goal|objective|"
+        r"directive|mission|purpose)\s*(?:is|are|:|=)"
+    ),
+    re.compile(r"\bnew (?:system )?(?:instructions?|rules)\s*:"),
+    re.compile(
+        r"\bfrom now on\b.{0,40}\b(?:you|ai|assistant|bot)\b.{0,40}\b(?:will|must|shall|are|should)\b.{0,60}"
+        r"\b(?:answer|respond|reply|act|ignore|obey|comply|without)\b",
+        re.S,
+    ),
+    re.compile(r"\byou are (?:no longer|not) (?:bound|restricted|limited|required|obliged)\b"),
+    re.compile(
+        r"\b(?:you are now|from now on,? you (?:are|will|must)|act as|pretend to be|roleplay as|behave like)\b.{0,60}"
+        r"\b(?:unrestricted|unfiltered|uncensored|jailbroken|dan|developer mode|evil|no (?:rules|restrictions|"
+        r"filters|limits))",
+        re.S,
+    ),
+    re.compile(
+        r"\b(?:enable|enter|activate|switch to|turn on)\b.{0,20}\b(?:developer|god|jailbreak|dan|"
+        r"unrestricted|debug) mode\b"
+    ),
+    re.compile(
+        r"\b(?:disable|turn off|remove|ignore|bypass)\b.{0,30}\b(?:safety|content|moderation) "
+        r"(?:filters?|guidelines|rules|checks|settings)\b"
+    ),
+    re.compile(r"\bdo anything now\b"),
+    re.compile(rf"\b(?:{_REVEAL})\b.{{0,40}}\b(?:{_SECRET_PROMPT})", re.S),
+    re.compile(rf"\b(?:{_SECRET_PROMPT})\b.{{0,40}}\b(?:{_REVEAL})\b", re.S),
+    re.compile(
+        r"\b(?:send|email|forward|post|upload|leak|exfiltrate|share)\b.{0,40}\b(?:api keys?|passwords?|"
+        r"credentials|secrets?|tokens?|system prompt)\b.{0,40}\b(?:to|at)\s+(?:\S+@\S+|https?://)",
+        re.S,
+    ),
+    re.compile(r"<\|?(?:im_start|im_end|system|endoftext)\|?>"),
+    re.compile(r"\[/?inst\]|<</?sys>>|###\s*(?:system|instruction)"),
+    re.compile(
+        r"(?:^|\n)\s*(?:system|assistant|user)\s*:\s*(?:you\b|your\b|ignore|the user|from now|new\b|sure\b|"
+        r"as an ai)"
+    ),
+    re.compile(r"</?untrusted"),
 ]
+# Over the letters alone: spaced-out or dotted words ("i g n o r e", "i.g.n.o.r.e") read as one.
+_INJECTION_LETTERS = [
+    re.compile(
+        r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every|of|my)*"
+        r"(?:previous|prior|above|earlier|preceding|former|system|original)+"
+        r"(?:instructions?|prompts?|rules|directions|guidelines|commands)"
+    ),
+    re.compile(
+        r"(?:reveal|print|show|repeat|leak|output)(?:me)?(?:your|the)(?:system|hidden|initial|original|secret)"
+        r"(?:prompt|instructions)"
+    ),
+]
+# Letters that look like Latin ones (Cyrillic, Greek), read as the Latin letter.
+_LOOK_ALIKES = str.maketrans("аеорсухіјѕԁһӏкмтвнαεικνοτυρχ", "aeopcyxijsdhlkmtbhaeikvotupx")
+_LEET = str.maketrans("013457@$!|", "oieastasii")
+
+
+def _views(text: str) -> tuple[str, str, str]:
+    """The text normalised, with leetspeak undone, and reduced to its letters."""
+    if text.isascii():  # no full-width or look-alike letters to undo
+        normal = text.lower()
+    else:
+        normal = unicodedata.normalize("NFKC", text).casefold().translate(_LOOK_ALIKES)
+    leet = normal.translate(_LEET)
+    return normal, leet, re.sub(r"[^a-z]", "", leet)
 
 
 @dataclass
@@ -131,7 +211,12 @@ def find_secrets(text: str) -> list[str]:
 
 
 def find_injection(text: str) -> bool:
-    return any(pattern.search(text) for pattern in _INJECTION)
+    """Whether ``text`` tries to give the model instructions, however it is spelled."""
+    normal, leet, letters = _views(text)
+    views = (normal,) if leet == normal else (normal, leet)
+    if any(pattern.search(view) for pattern in _INJECTION for view in views):
+        return True
+    return any(pattern.search(letters) for pattern in _INJECTION_LETTERS)
 
 
 def screen_many(texts: list[str]) -> list[Screening]:

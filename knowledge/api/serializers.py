@@ -33,9 +33,16 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class DocumentDetailSerializer(DocumentSerializer):
+    content = serializers.SerializerMethodField(
+        help_text="The text; null while the document is flagged (quarantine_reason): an operator reviews it first."
+    )
+
     class Meta(DocumentSerializer.Meta):
         fields = [*DocumentSerializer.Meta.fields, "content"]
         read_only_fields = fields
+
+    def get_content(self, document: Document) -> str | None:
+        return None if document.quarantine_reason else document.content
 
 
 class DocumentTextSerializer(serializers.Serializer):
