@@ -155,6 +155,19 @@ class KnowledgeBase(models.Model):
         """``<data dir>/<bot>/<kb>/``: both names are validated slugs, so no path tricks."""
         return Path(settings.KBSITE_DATA_DIR) / self.bot.name / self.name
 
+    def folder_trash(self) -> Path | None:
+        """Move the KB's folder (its knowledge files, inbox, processed and failed files) to
+        ``<data dir>/.trash/<bot>/<kb>-<time>/``, which no sync or scan reads: a new KB of the same name starts
+        empty, and an operator can still get the files back. Returns where it went (None if there was none)."""
+        if not self.folder.is_dir():
+            return None
+        target = (
+            Path(settings.KBSITE_DATA_DIR) / ".trash" / self.bot.name / f"{self.name}-{timezone.now():%Y%m%dT%H%M%S%f}"
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.folder.rename(target)
+        return target
+
     @property
     def inbox_dir(self) -> Path:
         return self.folder / "inbox"

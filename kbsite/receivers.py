@@ -8,14 +8,24 @@ from __future__ import annotations
 import gc
 import logging
 
+from django.db import transaction
+from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django_q.signals import post_spawn
 
 from kbsite import jobs
 from kbsite.ai import embeddings
+from kbsite.models import KnowledgeBase
 from kbsite.signals import worker_ready
 
 logger = logging.getLogger(__name__)
+
+
+@receiver(post_delete, sender=KnowledgeBase)
+def kb_deleted(sender, instance: KnowledgeBase, **kwargs) -> None:
+    """A deleted KB's folder goes to the trash once the deletion is committed (API, admin, a bot's deletion)."""
+    instance.folder  # noqa: B018 - resolved now, while its bot can still be read
+    transaction.on_commit(instance.folder_trash)
 
 
 @receiver(post_spawn)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbsite.models import KnowledgeBase
+from kbsite.models import JobRun, KnowledgeBase
 from tests.factories import InsightFactory, MemoryFactory, MessageFactory, SessionFactory
 
 
@@ -119,3 +119,23 @@ def test_unknown_kb_is_a_404_with_a_message(api):
     response = api.get("/api/v1/kbs/nope/")
     assert response.status_code == 404
     assert "no knowledge base named 'nope'" in response.json()["detail"]
+
+
+def test_a_deleted_kb_stays_deleted_when_one_of_its_name_is_made_again(api, kb, settings):
+    """Deleting a KB moves its folder (knowledge files, inbox, failed files) to a dated trash folder that no sync
+    reads: a new KB of the same name starts empty instead of re-indexing the old files; the files can be restored."""
+    from knowledge import services
+    from knowledge.models import Document
+
+    (kb.knowledge_dir / "door.md").write_text("# Door\n\nThe door code is 4711.\n")
+    (kb.inbox_dir / "pending.txt").write_text("Alice keeps bees.")
+    assert api.delete("/api/v1/kbs/notes/").status_code == 204
+    assert not kb.folder.exists()
+    trashed = list((settings.KBSITE_DATA_DIR / ".trash" / "alpha").iterdir())
+    assert len(trashed) == 1 and trashed[0].name.startswith("notes-")
+    assert (trashed[0] / "knowledge" / "door.md").read_text().endswith("4711.\n")
+    assert api.post("/api/v1/kbs/", json={"name": "notes"}).status_code == 201
+    new = KnowledgeBase.objects.get(name="notes")
+    assert list(new.knowledge_dir.iterdir()) == [] and list(new.inbox_dir.iterdir()) == []
+    services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC))
+    assert not Document.objects.filter(kb=new).exists()
