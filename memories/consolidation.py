@@ -167,28 +167,41 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
             job.finish(status=JobRun.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
             return job
         with transaction.atomic():
-            now = timezone.now()
-            rows = Insight.objects.bulk_create(
-                [
-                    Insight(kb=kb, text=text, embedding=vector, mode=job.mode, job_run=job, created_at=now)
-                    for text, vector in zip(texts, vectors, strict=True)
-                ]
-            )
-            through = Insight.memories.through
-            through.objects.bulk_create(
-                [
-                    through(insight_id=row.pk, memory_id=pk)
-                    for row, (_, ids) in zip(rows, insights, strict=True)
-                    for pk in ids
-                ]
-            )
-            # The whole batch was reviewed, linked or not: it is not fed again.
-            Memory.objects.filter(pk__in=[m.pk for m in batch]).update(consolidated=True, updated_at=now)
-            job.facts_added = len(rows)
+            job.facts_added = _insights_store(job, batch, insights, texts, vectors)
             job.finish(status=JobRun.Status.SUCCEEDED)
         return job
     finally:
         locks.release(Lock.CONSOLIDATE, kb.pk)
+
+
+def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str], vectors) -> int:
+    """Store the insights with their links and mark the batch consolidated; returns how many were stored. The batch
+    was read before the LLM call: its memories still live are locked now, so none is deleted under the links, and
+    an insight left with fewer than two of them is dropped."""
+    now = timezone.now()
+    alive = set(
+        Memory.objects.select_for_update()
+        .filter(pk__in=[m.pk for m in batch], valid_to__isnull=True)
+        .values_list("pk", flat=True)
+    )
+    kept = [
+        (text, vector, [pk for pk in ids if pk in alive])
+        for text, vector, (_, ids) in zip(texts, vectors, insights, strict=True)
+        if sum(pk in alive for pk in ids) >= 2
+    ]
+    rows = Insight.objects.bulk_create(
+        [
+            Insight(kb=job.kb, text=text, embedding=vector, mode=job.mode, job_run=job, created_at=now)
+            for text, vector, _ in kept
+        ]
+    )
+    through = Insight.memories.through
+    through.objects.bulk_create(
+        [through(insight_id=row.pk, memory_id=pk) for row, (_, _, ids) in zip(rows, kept, strict=True) for pk in ids]
+    )
+    # The whole batch was reviewed, linked or not: it is not fed again.
+    Memory.objects.filter(pk__in=alive).update(consolidated=True, updated_at=now)
+    return len(rows)
 
 
 def enqueue_consolidation(*, kb: KnowledgeBase) -> JobRun:

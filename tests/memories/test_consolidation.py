@@ -170,3 +170,30 @@ def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three, tra
     assert a.text in page and b.text in page
     page = admin_client.get(reverse("admin:memories_memory_change", args=[a.pk])).content.decode()
     assert insight.text[:40] in page
+
+
+def test_memories_deleted_while_the_llm_thinks_are_not_linked(api, three, fake_llm, monkeypatch):
+    """A memory deleted (or retired) between reading the batch and storing the insights is not linked, an insight
+    left with one memory is dropped, and the run succeeds instead of failing on a foreign key."""
+    a, b, c = three
+    fake_llm.reply_json(
+        {
+            "insights": [
+                {"text": "Alice's knee injury may affect her marathon training.", "memory_ids": [a.pk, b.pk]},
+                {"text": "Everyone here drinks something.", "memory_ids": [a.pk, b.pk, c.pk]},
+            ]
+        }
+    )
+    real = consolidation._llm_insights
+
+    def meanwhile(batch, job):
+        insights = real(batch, job)
+        Memory.objects.filter(pk=a.pk).delete()  # an operator deletes a memory of the batch meanwhile
+        return insights
+
+    monkeypatch.setattr(consolidation, "_llm_insights", meanwhile)
+    run = consolidate(api)
+    assert run.status == "succeeded" and run.facts_added == 1
+    insight = Insight.objects.get()
+    assert insight.text == "Everyone here drinks something."
+    assert sorted(insight.memories.values_list("id", flat=True)) == [b.pk, c.pk]
