@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import mimetypes
+import zipfile
 from pathlib import Path
 
 from django.conf import settings
@@ -26,6 +27,8 @@ IMAGE_TYPES = {".png", ".jpg", ".jpeg", ".gif", ".webp"}
 AUDIO_TYPES = {".mp3", ".wav", ".m4a", ".ogg", ".flac", ".webm"}
 VIDEO_TYPES = {".mp4", ".mov", ".mkv", ".avi"}
 SUPPORTED_TYPES = TEXT_TYPES | IMAGE_TYPES | AUDIO_TYPES | VIDEO_TYPES
+# Bytes of a .docx's XML per character of its text, at most (for the unpacked-size check).
+DOCX_XML_PER_CHAR = 20
 
 
 class ExtractionFailed(Exception):
@@ -34,8 +37,19 @@ class ExtractionFailed(Exception):
     retryable = False
 
 
+class TooMuchText(ExtractionFailed):
+    """The file holds (or would expand to) more text than MAX_INGEST_TEXT_CHARS."""
+
+
+def _too_much(chars: int, what: str) -> TooMuchText:
+    limit = settings.MAX_INGEST_TEXT_CHARS
+    return TooMuchText(f"{what} {chars:,} characters; the limit is {limit:,} (MAX_INGEST_TEXT_CHARS)")
+
+
 def extract_text(name: str, data: bytes) -> str:
-    """Text of a file called ``name`` with contents ``data``."""
+    """Text of a file called ``name`` with contents ``data``, at most MAX_INGEST_TEXT_CHARS characters: a file that
+    would expand past that (a zip bomb dressed as a .docx, a PDF of a million pages) is refused while it is read,
+    before it holds a worker's memory for the whole time limit."""
     suffix = Path(name).suffix.lower()
     if suffix not in SUPPORTED_TYPES:
         raise ExtractionFailed(
@@ -67,11 +81,15 @@ def extract_text(name: str, data: bytes) -> str:
             )
     except ExtractionFailed:
         raise
+    except MemoryError as exc:
+        raise _too_much(len(data), "the file expands past memory from") from exc
     except Exception as exc:  # a broken file of a supported type
         raise ExtractionFailed(f"could not read {suffix} file: {exc}") from exc
     text = text.strip()
     if not text:
         raise ExtractionFailed(f"no text could be extracted from this {suffix} file")
+    if len(text) > settings.MAX_INGEST_TEXT_CHARS:
+        raise _too_much(len(text), "its text has")
     if reason := unstorable(text):
         raise ExtractionFailed(f"the text of this {suffix} file {reason}")
     return text
@@ -134,12 +152,24 @@ def _pdf_text(data: bytes) -> str:
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(data))
-    return "\n\n".join((page.extract_text() or "") for page in reader.pages)
+    pages, size = [], 0
+    for page in reader.pages:  # page by page, stopping as soon as the text is too long
+        pages.append(page.extract_text() or "")
+        size += len(pages[-1])
+        if size > settings.MAX_INGEST_TEXT_CHARS:
+            raise _too_much(size, "its first pages alone have")
+    return "\n\n".join(pages)
 
 
 def _docx_text(data: bytes) -> str:
     import docx
 
+    # A .docx is a zip: what it unpacks to is known before anything is unpacked. XML is verbose, so a few times the
+    # text limit is room enough for any document whose text fits.
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        unpacked = sum(member.file_size for member in archive.infolist())
+    if unpacked > DOCX_XML_PER_CHAR * settings.MAX_INGEST_TEXT_CHARS:
+        raise _too_much(unpacked // DOCX_XML_PER_CHAR, "it unpacks to about")
     document = docx.Document(io.BytesIO(data))
     parts = [p.text for p in document.paragraphs if p.text.strip()]
     for table in document.tables:

@@ -90,30 +90,28 @@ def claims_orphaned_return() -> int:
     return returned
 
 
-def _queue_file(kb: KnowledgeBase, claimed: Path) -> JobRun:
+def _queue_file(kb: KnowledgeBase, claimed: Path, item: IngestItem | None = None) -> JobRun:
     os.utime(claimed)  # the claim's age is measured from now
-    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_FILE, kb=kb, target=str(claimed.relative_to(kb.folder)))
+    return jobs.job_enqueue(kind=JobRun.Kind.INGEST_FILE, kb=kb, obj=item, target=str(claimed.relative_to(kb.folder)))
 
 
 def inbox_file_ingest(*, job: JobRun) -> JobRun:
-    """Extract a claimed inbox file, ingest its text, move it to processed/ (or failed/ with the reason)."""
+    """Extract a claimed inbox file, ingest its text, move it to processed/ (or failed/ with the reason). A retried
+    file's item is resumed after the segments already applied, not extracted and started again."""
     kb = job.kb
     claimed = kb.folder / job.target
     name = claimed.name
     if not claimed.is_file():
         job.finish(status=JobRun.Status.SKIPPED, error="file is gone (already processed?)")
         return job
-    try:
-        text = extract_text(name, claimed.read_bytes())
-    except ExtractionFailed as exc:
-        job.start()
-        _park_failed(job, claimed, str(exc))
-        return job_fail(job, exc)
-    item = IngestItem.objects.create(
-        kb=kb, kind=IngestItem.Kind.FILE, file_name=name, source=f"inbox:{name}", text=text
-    )
-    job.object = item
-    job.save(update_fields=["object_type", "object_id"])
+    job.start()
+    if not isinstance(job.object, IngestItem):
+        try:
+            job.object = _file_item(kb, claimed)
+        except ExtractionFailed as exc:
+            _park_failed(job, claimed, str(exc))
+            return job_fail(job, exc)
+        job.save(update_fields=["object_type", "object_id"])
     item_ingest(job=job)
     if job.status == JobRun.Status.SUCCEEDED:
         kb.processed_dir.mkdir(parents=True, exist_ok=True)
@@ -122,6 +120,19 @@ def inbox_file_ingest(*, job: JobRun) -> JobRun:
         _park_failed(job, claimed, job.error)
         job.save(update_fields=["detail"])
     return job
+
+
+def _file_item(kb: KnowledgeBase, claimed: Path) -> IngestItem:
+    """The ingest item of a claimed file: its text, if the file is within MAX_UPLOAD_BYTES and its text readable."""
+    size = claimed.stat().st_size
+    if size > settings.MAX_UPLOAD_BYTES:
+        raise ExtractionFailed(
+            f"the file is {size:,} bytes; the limit is {settings.MAX_UPLOAD_BYTES:,} (MAX_UPLOAD_BYTES)"
+        )
+    text = extract_text(claimed.name, claimed.read_bytes())
+    return IngestItem.objects.create(
+        kb=kb, kind=IngestItem.Kind.FILE, file_name=claimed.name, source=f"inbox:{claimed.name}", text=text
+    )
 
 
 def file_release(job: JobRun, reason: str) -> None:
@@ -160,4 +171,7 @@ def file_retry(job: JobRun) -> JobRun | None:
     claims.mkdir(parents=True, exist_ok=True)
     claimed = _unique(claims / name)
     shutil.move(failed, claimed)
-    return _queue_file(kb, claimed)
+    item = job.object if isinstance(job.object, IngestItem) else None
+    if item is not None:  # its text was read: resume it where it stopped
+        IngestItem.objects.filter(pk=item.pk).update(status=IngestItem.Status.PENDING, error="")
+    return _queue_file(kb, claimed, item=item)

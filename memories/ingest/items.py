@@ -25,7 +25,8 @@ def item_ingest(*, job: JobRun) -> JobRun:
     """Ingest a text or file item, resuming after the segments already applied."""
     item = job.object
     kb = item.kb
-    job.start()
+    if job.status != JobRun.Status.RUNNING:  # an inbox file's job started before reading the file
+        job.start()
     chunk_ids: list[int] = []
     if item.kind == IngestItem.Kind.DOCUMENT:
         # The document's own chunks are the segments, so each fact cites the chunk it came from.

@@ -105,3 +105,64 @@ def test_two_scanners_claim_a_file_once(kb, transactional_db):
     assert ingest.inbox_scan() == 1
     assert ingest.inbox_scan() == 0
     assert JobRun.objects.filter(kind="ingest_file").count() == 1
+
+
+def _docx_bomb(unpacked_bytes: int) -> bytes:
+    """A .docx whose document.xml unpacks to ``unpacked_bytes`` (a few kilobytes on disk)."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", "<w:p><w:t>a</w:t></w:p>" * (unpacked_bytes // 22))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("huge.txt", b"Alice keeps bees. " * 1200, "bytes; the limit is 16,384 (MAX_UPLOAD_BYTES)"),
+        ("long.txt", b"Alice keeps bees. " * 200, "its text has 3,599 characters; the limit is 1,000"),
+        ("bomb.docx", _docx_bomb(5_000_000), "it unpacks to about 261,363 characters; the limit is 1,000"),
+    ],
+)
+def test_files_past_the_limits_are_parked_with_the_reason_and_not_retried(
+    kb, transactional_db, settings, name, data, reason
+):
+    """An inbox file over the upload limit, or whose text is (or unpacks to) more than MAX_INGEST_TEXT_CHARS, is
+    refused before it holds a worker: parked in failed/ with the reason, its run failed for good (a retry by
+    itself could not help)."""
+    settings.MAX_UPLOAD_BYTES, settings.MAX_INGEST_TEXT_CHARS = 16_384, 1000
+    drop(kb, name, data)
+    ingest.inbox_scan()
+    run_queued_tasks()
+    assert reason in (kb.failed_dir / f"{name}.error.txt").read_text()
+    run = JobRun.objects.get(kind="ingest_file")
+    assert run.status == "failed" and reason in run.error and run.retry_at is None
+
+
+def test_a_retried_file_resumes_where_it_stopped(kb, transactional_db, fake_llm):
+    """A long file whose ingest failed part-way (the LLM went down) is not extracted from its first segment again
+    when retried: the retry goes on from the segments already applied, under the same item."""
+    paragraphs = [f"Paragraph {i}: Dana keeps {i} beehives in Porto and sells the honey. " * 30 for i in range(6)]
+    drop(kb, "long.txt", "\n\n".join(paragraphs).encode())
+    fake_llm.reply_json({"add": [{"text": "Dana keeps beehives in Porto."}]})
+    for _ in range(3):
+        fake_llm.reply_status(500)
+    ingest.inbox_scan()
+    run_queued_tasks()
+    failed = JobRun.objects.get(kind="ingest_file")
+    item = failed.object
+    assert failed.status == "failed" and 0 < item.progress < 6 and (kb.failed_dir / "long.txt").exists()
+    done_before = item.progress
+    calls_before = fake_llm.calls
+    for _ in range(6):
+        fake_llm.reply_json({"add": [{"text": "Dana sells honey."}]})
+    job_retry(job=failed)
+    run_queued_tasks()
+    item.refresh_from_db()
+    assert item.status == "done" and item.progress > done_before
+    assert "Paragraph 0:" not in fake_llm.user_prompt(calls_before)  # resumed, not started again
+    assert JobRun.objects.filter(kind="ingest_file", status="succeeded").get().object == item
+    assert (kb.processed_dir / "long.txt").exists()
