@@ -1,4 +1,4 @@
-"""Root URL configuration: admin, API v1, schema and docs."""
+"""Root URL configuration: admin, API v1, schema and docs, and the error pages (JSON under /api/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -26,3 +26,7 @@ urlpatterns = [
         name="api-redoc",
     ),
 ]
+
+handler400 = "kbsite.errors.bad_request"
+handler404 = "kbsite.errors.page_not_found"
+handler500 = "kbsite.errors.server_error"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import signal
@@ -98,6 +99,15 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
         assert requests.get(f"{base}/api/v1/kbs/", timeout=10).status_code == 401
         authed = requests.get(f"{base}/api/v1/kbs/", headers={"Authorization": f"Bearer {key}"}, timeout=10)
         assert authed.status_code == 200 and authed.json()["results"][0]["name"] == "notes"
+        # Errors of the web server itself, before any view, are JSON too.
+        unknown = requests.get(f"{base}/api/v1/nope/", headers={"Authorization": f"Bearer {key}"}, timeout=10)
+        assert unknown.status_code == 404 and "No API endpoint" in unknown.json()["detail"]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(b"GARBAGE\x01 /api/v1/kbs/ HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            answer = raw.recv(4096).decode("latin1")
+        head, _, body = answer.partition("\r\n\r\n")
+        assert head.startswith("HTTP/1.1 400") and "Content-Type: application/json" in head
+        assert "Bad Request" in json.loads(body)["detail"]
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -82,3 +82,21 @@ def test_an_upload_named_with_a_nul_is_stored_under_the_name_without_it(api, kb)
     assert response.status_code == 202, response.text
     document = Document.objects.get()
     assert "\x00" not in document.source and document.slug == "ab"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/api/v1/nope/", 404), ("GET", "/api/v2/", 404), ("GET", "/api/v1/kbs/notes/memories/abc/", 404)],
+)
+def test_every_api_error_is_json(api, kb, method, path, status):
+    """A URL no endpoint answers is a JSON 404 under /api/ (the admin keeps its pages)."""
+    response = api.request(method, path)
+    assert response.status_code == status and response.headers["Content-Type"] == "application/json"
+    assert "No API endpoint" in response.json()["detail"]
+
+
+def test_a_bad_host_header_is_a_json_400(live_server):
+    import requests
+
+    response = requests.get(f"{live_server.url}/api/v1/kbs/", headers={"Host": "evil.example"}, timeout=10)
+    assert response.status_code == 400 and response.headers["Content-Type"] == "application/json"

@@ -60,7 +60,7 @@ class Command(BaseCommand):
         """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes."""
         python, root = sys.executable, settings.BASE_DIR
         web = [python, "-m", "gunicorn", "kbsite.wsgi:application", "--bind", bind, "--workers", str(web_workers)]
-        children = [subprocess.Popen([*web, "--timeout", "120", "--access-logfile", "-"], cwd=root)]
+        children = [subprocess.Popen([*web, "--config", "python:kbsite.gunicorn_conf"], cwd=root)]
         if with_workers:
             children.append(subprocess.Popen([python, str(root / "manage.py"), "qcluster"], cwd=root))
         return children
