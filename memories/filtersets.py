@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 import django_filters
 from django.contrib.postgres.search import SearchQuery
 
@@ -18,6 +20,14 @@ class StrictBooleanFilter(django_filters.TypedChoiceFilter):
         super().__init__(*args, **kwargs)
 
 
+class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
+    """An ISO 8601 moment, compared in UTC: any offset Python reads (up to a day) works, where PostgreSQL refuses
+    those past 15:59."""
+
+    def filter(self, qs, value):
+        return super().filter(qs, value.astimezone(UTC) if value is not None and value.tzinfo else value)
+
+
 class MemoryFilterSet(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[("live", "live"), ("retired", "retired"), ("all", "all")],
@@ -32,8 +42,8 @@ class MemoryFilterSet(django_filters.FilterSet):
     entity = django_filters.CharFilter(method="filter_entity", help_text="Memories tagged with this entity.")
     topic = django_filters.CharFilter(method="filter_topic", help_text="Memories tagged with this topic.")
     q = django_filters.CharFilter(method="filter_q", help_text="Full-text query (web search syntax).")
-    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    created_after = UtcDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = UtcDateTimeFilter(field_name="created_at", lookup_expr="lt")
     session = django_filters.CharFilter(
         field_name="source_messages__session__external_id", distinct=True, help_text="Extracted from this session."
     )

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
-from kbsite.models import KnowledgeBase
+from kbsite.models import NAME_RE, KnowledgeBase
 from kbsite.selectors import kb_get
 
-KB_NAME = OpenApiParameter("kb_name", str, OpenApiParameter.PATH, description="Knowledge base name.")
+KB_NAME = OpenApiParameter(
+    "kb_name",
+    str,
+    OpenApiParameter.PATH,
+    description="Knowledge base name.",
+    pattern=NAME_RE,
+    examples=[OpenApiExample("notes", value="notes")],
+)
 
 
 class KBInactive(APIException):

@@ -137,6 +137,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"DocumentTypeEnum": "knowledge.models.Document.Type"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "kbsite.api.schema.errors_documented",
+    ],
 }
 
 LOGGING = {

@@ -66,6 +66,10 @@ class DocumentAcceptedSerializer(serializers.Serializer):
     job_id = serializers.IntegerField()
 
 
+class DocumentsAcceptedSerializer(serializers.Serializer):
+    documents = DocumentAcceptedSerializer(many=True, help_text="Each stored document, indexed by its job.")
+
+
 class DocumentWriteSerializer(serializers.Serializer):
     content = serializers.CharField(trim_whitespace=False)
 
@@ -91,3 +95,8 @@ class DocumentHitSerializer(serializers.Serializer):
     score = serializers.FloatField()
     signals = serializers.ListField(child=serializers.CharField())
     metadata = serializers.DictField()
+
+
+class DocumentSearchResultSerializer(serializers.Serializer):
+    query = serializers.CharField()
+    results = DocumentHitSerializer(many=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -15,16 +15,19 @@ from knowledge.api.serializers import (
     DocumentAcceptedSerializer,
     DocumentDetailSerializer,
     DocumentHitSerializer,
+    DocumentsAcceptedSerializer,
+    DocumentSearchResultSerializer,
     DocumentSearchSerializer,
     DocumentSerializer,
     DocumentTextSerializer,
     DocumentUploadSerializer,
     DocumentWriteSerializer,
 )
-from knowledge.models import Document
+from knowledge.models import SLUG_RE, Document
 from knowledge.search import chunks_search
 
-SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.")
+SLUG_PARAM = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Document slug.", pattern=SLUG_RE)
+_WITH_SLUG = extend_schema(parameters=[SLUG_PARAM])
 
 
 def _refused(exc: Exception) -> ValidationError:
@@ -32,6 +35,7 @@ def _refused(exc: Exception) -> ValidationError:
 
 
 @extend_schema(parameters=[KB_NAME])
+@extend_schema_view(retrieve=_WITH_SLUG, update=_WITH_SLUG, destroy=_WITH_SLUG, reindex=_WITH_SLUG)
 class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Documents of one KB: upload or send text (indexed in the background), read, write markdown, delete, search."""
 
@@ -62,7 +66,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
 
     @extend_schema(
         request={"multipart/form-data": DocumentUploadSerializer, "application/json": DocumentTextSerializer},
-        responses={202: DocumentAcceptedSerializer(many=True)},
+        responses={202: DocumentsAcceptedSerializer},
     )
     def create(self, request, kb_name=None):
         """Upload files (multipart field ``file``, several allowed) or send JSON ``content``; indexed in a job."""
@@ -124,7 +128,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
         job = services.enqueue_document(document=document)
         return Response({"slug": document.slug, "status": "pending", "job_id": job.pk}, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=DocumentSearchSerializer, responses=DocumentHitSerializer(many=True))
+    @extend_schema(request=DocumentSearchSerializer, responses=DocumentSearchResultSerializer)
     @action(detail=False, methods=["post"])
     def search(self, request, kb_name=None):
         """Hybrid search over the KB's document chunks (full text + vector, RRF) with highlighted snippets."""

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
-from kbsite.models import KnowledgeBase
+from kbsite.models import NAME_RE, KnowledgeBase
 from kbsite.selectors import kb_get
 from memories import answers, archive, consolidation, context, ingest, recall, selectors, services, tools
 from memories.api.serializers import (
@@ -53,7 +53,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
 
     serializer_class = KnowledgeBaseSerializer
     lookup_field = "name"
-    lookup_value_regex = "[^/]+"
+    lookup_value_regex = NAME_RE.strip("^$")
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):

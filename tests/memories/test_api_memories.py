@@ -43,6 +43,8 @@ def test_filters(api, kb):
     before = (now - timedelta(days=1)).isoformat()
     assert _texts(api.get(base, params={"created_before": before})) == ["Old fact about Dave."]
     assert len(_texts(api.get(base, params={"created_after": before}))) == 3
+    # Any offset Python reads is compared in UTC (PostgreSQL refuses offsets past 15:59).
+    assert len(_texts(api.get(base, params={"created_after": "2000-01-01T00:00:50-22:39"}))) == 4
 
 
 def test_bad_filter_values_are_400s(api, kb):

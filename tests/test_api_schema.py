@@ -1,0 +1,53 @@
+"""The API answers what its OpenAPI schema says: a bounded schemathesis run over every operation, with a valid key and
+data to find, finds no server error and no response that breaks the schema (status codes, content types, headers,
+bodies), errors included."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.factories import MemoryFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.e2e]
+
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+CHECKS = "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance," + (
+    "response_schema_conformance"
+)
+
+
+def test_the_api_conforms_to_its_schema(api, kb, live_server):
+    MemoryFactory(kb=kb, text="Alice lives in Lisbon.")
+    assert api.request(
+        "PUT", "/api/v1/kbs/notes/documents/guide/", json={"content": "# Guide\n\nDoors open at 9.\n"}
+    ).ok
+    run = subprocess.run(
+        [
+            str(SCHEMATHESIS),
+            "run",
+            f"{live_server.url}/api/schema/",
+            "--header",
+            f"Authorization: Bearer {api.key}",
+            "--checks",
+            CHECKS,
+            "--phases",
+            "examples,fuzzing,stateful",
+            "--max-examples",
+            "25",
+            "--seed",
+            "1",
+            "--no-color",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    print(run.stdout[-4000:])
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "0 passed" not in run.stdout and " passed" in run.stdout
