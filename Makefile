@@ -7,7 +7,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 # Root on the CI machine; sudo elsewhere.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint bench install
+.PHONY: run test lint bench install scale-out
 
 $(STAMP): requirements.txt
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
@@ -35,3 +35,8 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
+
+# Two worker clusters on an external PostgreSQL (Debian's server with pgvector), as two machines would run.
+scale-out: $(STAMP)
+	benchmarks/external_postgres.sh
+	$(PY) -m benchmarks scale_out
