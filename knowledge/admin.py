@@ -37,11 +37,30 @@ class PresentFilter(admin.SimpleListFilter):
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["slug", "title", "kb", "doc_type", "namespace", "status", "chunk_count", "size_bytes", "updated_at"]
-    list_filter = ["status", "doc_type", "namespace", PresentFilter, "kb__bot", "kb"]
+    list_display = [
+        "slug",
+        "title",
+        "kb",
+        "end_user",
+        "doc_type",
+        "namespace",
+        "status",
+        "chunk_count",
+        "size_bytes",
+        "updated_at",
+    ]
+    list_filter = [
+        "status",
+        "doc_type",
+        "namespace",
+        PresentFilter,
+        ("end_user", admin.EmptyFieldListFilter),
+        "kb__bot",
+        "kb",
+    ]
     list_select_related = ["kb__bot"]
-    search_fields = ["slug", "title", "source"]
-    raw_id_fields = ["kb"]
+    search_fields = ["slug", "title", "source", "end_user__external_id"]
+    raw_id_fields = ["kb", "end_user"]
     readonly_fields = [
         "title",
         "doc_type",

@@ -15,7 +15,7 @@ from django.db.models.fields.json import KeyTextTransform
 from pgvector.django import HnswIndex, VectorField
 
 from kbsite.ai.fulltext import FTS_CONFIG
-from kbsite.models import KnowledgeBase
+from kbsite.models import EndUser, KnowledgeBase
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}[a-z0-9]$"
 
@@ -27,6 +27,11 @@ class DocumentQuerySet(models.QuerySet):
 
     def for_bot(self, bot):
         return self.filter(kb__bot=bot)
+
+    def visible_to(self, end_user_id: int | None):
+        """The shared documents, and with ``end_user_id`` that end user's own; never another user's."""
+        shared = Q(end_user__isnull=True)
+        return self.filter(shared | Q(end_user_id=end_user_id) if end_user_id else shared)
 
     def readable(self):
         """What a bot may read: present, indexed, and not flagged as a secret or an injection."""
@@ -54,6 +59,14 @@ class Document(models.Model):
         FAILED = "failed"
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="documents")
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="documents",
+        help_text="The end user whose document it is; none: shared knowledge of the KB.",
+    )
     slug = models.CharField(max_length=64)
     title = models.CharField(max_length=300, blank=True)
     doc_type = models.CharField(max_length=16, choices=Type.choices, default=Type.MARKDOWN)

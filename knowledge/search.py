@@ -27,9 +27,10 @@ def chunks_search(
     query_vector=None,
     budget_chars: int | None = None,
     include_quarantined: bool = False,
+    end_user_id: int | None = None,
 ) -> list[dict]:
     """Best chunks of the KBs' present documents for ``query``, best first, at most ``limit`` and
-    ``budget_chars`` characters of chunk text.
+    ``budget_chars`` characters of chunk text: the shared documents, and with ``end_user_id`` that end user's own.
 
     Quarantined documents are left out unless an operator asks for them: what this returns may be put into a
     bot's prompt. ``exclude_session`` leaves out that session's own archived conversations.
@@ -38,7 +39,7 @@ def chunks_search(
         return []
     if query_vector is None:
         query_vector = as_vectors([embeddings.embed_query(query)])[0]
-    where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined)
+    where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end_user_id)
     tsquery = text_query(query)
     with transaction.atomic(), vector_cursor() as cursor:
         fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector)
@@ -50,10 +51,15 @@ def chunks_search(
     return pack(results, k=limit, budget_chars=budget_chars, size=lambda result: len(result["text"]))
 
 
-def _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined) -> tuple[str, list]:
+def _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end_user_id) -> tuple[str, list]:
     """The WHERE clause over chunk ``c`` and its document ``d``, and its parameters."""
     clauses = ["c.kb_id = ANY(%s)", "d.deleted_at IS NULL", "d.status = 'done'"]
     params: list = [[kb.pk for kb in kbs]]
+    if end_user_id:
+        clauses.append("(d.end_user_id IS NULL OR d.end_user_id = %s)")
+        params.append(end_user_id)
+    else:
+        clauses.append("d.end_user_id IS NULL")
     if not include_quarantined:
         clauses.append("d.quarantine_reason = ''")
     if doc_types:

@@ -25,7 +25,7 @@ from kbsite import jobs, locks
 from kbsite.ai import defence, embeddings, splitting
 from kbsite.ai.vectors import as_vectors
 from kbsite.locks import Lock
-from kbsite.models import JobRun, KnowledgeBase
+from kbsite.models import EndUser, JobRun, KnowledgeBase
 from kbsite.text import unstorable
 
 from . import files
@@ -281,9 +281,16 @@ def upload_check(*, name: str, size: int) -> str:
 
 
 def document_upload(
-    *, kb: KnowledgeBase, name: str, data: bytes, namespace: str = "documents", title: str = ""
+    *,
+    kb: KnowledgeBase,
+    name: str,
+    data: bytes,
+    namespace: str = "documents",
+    title: str = "",
+    end_user: EndUser | None = None,
 ) -> tuple[Document, JobRun]:
-    """Store an uploaded file and queue its extraction and indexing. Refuses unknown types and oversized files."""
+    """Store an uploaded file (an end user's own, or shared) and queue its extraction and indexing. Refuses
+    unknown types and oversized files."""
     name = upload_check(name=name, size=len(data))
     suffix = Path(name).suffix.lower()
     with transaction.atomic():
@@ -294,6 +301,7 @@ def document_upload(
             slug=slug,
             title=title or Path(name).stem,
             doc_type=Document.Type.UPLOAD,
+            end_user=end_user,
             namespace=namespace or "documents",
             source=name,
             size_bytes=len(data),
@@ -307,9 +315,16 @@ def document_upload(
 
 
 def document_receive_text(
-    *, kb: KnowledgeBase, content: str, title: str = "", slug: str = "", namespace: str = "documents"
+    *,
+    kb: KnowledgeBase,
+    content: str,
+    title: str = "",
+    slug: str = "",
+    namespace: str = "documents",
+    end_user: EndUser | None = None,
+    source: str = "api",
 ) -> tuple[Document, JobRun]:
-    """Store a text document sent as JSON and queue its indexing."""
+    """Store a text document sent as JSON (an end user's own, or shared) and queue its indexing."""
     if not content.strip():
         raise DocumentRefused("content is empty")
     if reason := unstorable(content):
@@ -326,14 +341,41 @@ def document_receive_text(
             slug=slug,
             title=title or files.title_of(content, slug),
             doc_type=Document.Type.TEXT,
+            end_user=end_user,
             namespace=namespace or "documents",
-            source="api",
+            source=source,
             content=content,
             content_hash=files.content_hash(content),
             size_bytes=len(content.encode()),
         )
         job = enqueue_document(document=document)
     return document, job
+
+
+def document_text_put(
+    *, kb: KnowledgeBase, slug: str, content: str, end_user: EndUser, source: str = "tool"
+) -> tuple[Document, bool]:
+    """Create or replace the end user's own text document ``slug`` (a bot writing knowledge while serving that
+    user): it lives in the database, not in the shared knowledge/ folder, and is indexed by a job. A slug held by
+    a shared document or another user's is refused. Returns (document, created)."""
+    files.slug_check(slug)
+    with transaction.atomic():
+        _document_lock(kb.pk, slug)
+        document = Document.objects.present().filter(kb=kb, slug=slug).first()
+        if document is None:
+            document, _ = document_receive_text(
+                kb=kb, content=content, slug=slug, end_user=end_user, source=source, title=files.title_of(content, slug)
+            )
+            return document, True
+        if document.end_user_id != end_user.pk or document.doc_type != Document.Type.TEXT:
+            raise DocumentRefused(f"the slug {slug!r} is taken in this knowledge base; choose another slug")
+        if reason := unstorable(content):
+            raise DocumentRefused(f"content {reason}")
+        document.content, document.title = content, files.title_of(content, slug)
+        document.content_hash, document.size_bytes = files.content_hash(content), len(content.encode())
+        document.save(update_fields=["content", "title", "content_hash", "size_bytes", "updated_at"])
+        enqueue_document(document=document)
+    return document, False
 
 
 def enqueue_document(*, document: Document) -> JobRun:

@@ -119,13 +119,14 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
 
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "kb", "message_count", "extracted_through", "updated_at"]
-    list_filter = ["kb__bot", "kb"]
-    list_select_related = ["kb__bot"]
-    search_fields = ["external_id"]
+    list_display = ["external_id", "end_user", "kb", "message_count", "extracted_through", "updated_at"]
+    list_filter = [("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
+    list_select_related = ["kb__bot", "end_user"]
+    search_fields = ["external_id", "end_user__external_id"]
     # claimed_by / claimed_until: the extraction job working on the session's new turns, if any.
     readonly_fields = [
         "kb",
+        "end_user",
         "external_id",
         "extracted_through",
         "claimed_by",
@@ -176,6 +177,7 @@ class MemoryAdmin(admin.ModelAdmin):
     list_display = [
         "short_text",
         "kb",
+        "end_user",
         "kind",
         "is_live",
         "quarantined",
@@ -184,10 +186,19 @@ class MemoryAdmin(admin.ModelAdmin):
         "importance",
         "created_at",
     ]
-    list_filter = [RetiredFilter, "kind", "mode", "quarantined", "consolidated", "kb__bot", "kb"]
-    list_select_related = ["kb__bot"]
-    search_fields = ["text", "entities", "source"]
-    raw_id_fields = ["kb", "superseded_by", "source_chunk"]
+    list_filter = [
+        RetiredFilter,
+        "kind",
+        "mode",
+        "quarantined",
+        "consolidated",
+        ("end_user", admin.EmptyFieldListFilter),
+        "kb__bot",
+        "kb",
+    ]
+    list_select_related = ["kb__bot", "end_user"]
+    search_fields = ["text", "entities", "source", "end_user__external_id"]
+    raw_id_fields = ["kb", "end_user", "superseded_by", "source_chunk"]
     date_hierarchy = "created_at"
     readonly_fields = [
         "content_hash",
@@ -208,6 +219,7 @@ class MemoryAdmin(admin.ModelAdmin):
     ]
     fields = [
         "kb",
+        "end_user",
         "text",
         "kind",
         "entities",
@@ -297,6 +309,7 @@ class MemoryAdmin(admin.ModelAdmin):
             importance=obj.importance,
             valid_from=obj.valid_from,
             source=f"admin:{request.user}",
+            end_user=obj.end_user,
         )
         obj.pk = memory.pk
         obj.refresh_from_db()
@@ -328,11 +341,11 @@ class MemoryAdmin(admin.ModelAdmin):
 
 @admin.register(Insight)
 class InsightAdmin(admin.ModelAdmin):
-    list_display = ["short_text", "kb", "mode", "linked_count", "created_at"]
-    list_filter = ["mode", "kb__bot", "kb"]
+    list_display = ["short_text", "kb", "end_user", "mode", "linked_count", "created_at"]
+    list_filter = ["mode", ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
     list_select_related = ["kb__bot"]
     search_fields = ["text"]
-    readonly_fields = ["kb", "mode", "job_run", "linked_memories", "created_at", "valid_to"]
+    readonly_fields = ["kb", "end_user", "mode", "job_run", "linked_memories", "created_at", "valid_to"]
     fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to"]
 
     def get_queryset(self, request):

@@ -41,9 +41,16 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
 
 
 def kb_ask(
-    *, kb: KnowledgeBase, question: str, k: int = 8, budget_chars: int = 4000, session_id: str | None = None
+    *,
+    kb: KnowledgeBase,
+    question: str,
+    k: int = 8,
+    budget_chars: int = 4000,
+    session_id: str | None = None,
+    end_user_id: int | None = None,
 ) -> Answer:
-    hits = recall(kbs=[kb], query=question, k=k, budget_chars=budget_chars)
+    """An answer from the memories the end user may see (their own and the shared ones), citing them."""
+    hits = recall(kbs=[kb], query=question, k=k, budget_chars=budget_chars, end_user_id=end_user_id)
     given = {h.id for h in hits if h.type == "memory"}
     if not llm.is_configured() or not given:
         answer, citations = _extractive(question, hits)

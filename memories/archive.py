@@ -190,6 +190,7 @@ def _document_store(
     title = _title(session, turns)
     document = Document.objects.create(
         kb_id=session.kb_id,
+        end_user_id=session.end_user_id,  # a user's conversation stays theirs
         slug=slug[:64].strip("-"),
         title=title[:300],
         doc_type=Document.Type.CONVERSATION,

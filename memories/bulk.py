@@ -18,6 +18,7 @@ from memories.models import Memory, Message
 MEMORY_COLUMNS = [
     ("id", "bigint"),
     ("kb_id", "bigint"),
+    ("end_user_id", "bigint"),
     ("text", "text"),
     ("kind", "text"),
     ("entities", "varchar[]"),

@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from kbsite import jobs, locks
@@ -146,12 +147,7 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
         return job
     try:
         job.start()
-        batch = list(
-            Memory.objects.injectable()
-            .filter(kb=kb, consolidated=False)
-            .order_by("created_at", "id")
-            .defer("embedding", "search_vector")[: settings.CONSOLIDATE_BATCH]
-        )
+        batch = _batch(kb)
         job.items_read = len(batch)
         job.mode = Mode.LLM if llm.is_configured() else Mode.HEURISTIC
         if len(batch) < 2:
@@ -174,6 +170,26 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
         locks.release(Lock.CONSOLIDATE, kb.pk)
 
 
+def _batch(kb: KnowledgeBase) -> list[Memory]:
+    """The oldest unconsolidated memories of one owner (an end user, or the shared ones): the one whose waiting
+    memories start earliest, among those with at least two. An insight never links two users' memories."""
+    pending = Memory.objects.injectable().filter(kb=kb, consolidated=False)
+    owners = list(
+        pending.values("end_user_id")
+        .annotate(waiting=Count("id"), since=Min("created_at"))
+        .filter(waiting__gte=2)
+        .order_by("since")
+        .values_list("end_user_id", flat=True)[:1]
+    )
+    if not owners:
+        return []
+    return list(
+        pending.owned_by(owners[0])
+        .order_by("created_at", "id")
+        .defer("embedding", "search_vector")[: settings.CONSOLIDATE_BATCH]
+    )
+
+
 def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str], vectors) -> int:
     """Store the insights with their links and mark the batch consolidated; returns how many were stored. The batch
     was read before the LLM call: its memories still live are locked now, so none is deleted under the links, and
@@ -191,7 +207,15 @@ def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str]
     ]
     rows = Insight.objects.bulk_create(
         [
-            Insight(kb=job.kb, text=text, embedding=vector, mode=job.mode, job_run=job, created_at=now)
+            Insight(
+                kb=job.kb,
+                end_user_id=batch[0].end_user_id,
+                text=text,
+                embedding=vector,
+                mode=job.mode,
+                job_run=job,
+                created_at=now,
+            )
             for text, vector, _ in kept
         ]
     )

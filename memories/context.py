@@ -41,8 +41,16 @@ def relevant(signals: list[str], similarity: float | None) -> bool:
     return "fts" in signals or (similarity or 0.0) >= settings.CONTEXT_RELEVANCE_THRESHOLD
 
 
-def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget_chars: int = 4000) -> Context:
-    """Memories, recent insights and relevant document snippets, each with its id, under ``budget_chars``.
+def context_build(
+    *,
+    bot: Bot,
+    query: str,
+    session_id: str | None = None,
+    budget_chars: int = 4000,
+    end_user_id: int | None = None,
+) -> Context:
+    """Memories, recent insights and relevant document snippets, each with its id, under ``budget_chars``: the
+    end user's own and the shared ones (without an end user, the shared ones only).
 
     ``session_id`` leaves that session's own turns out of the past-conversation part (seed 004).
     """
@@ -52,9 +60,16 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
     vector = as_vectors([embeddings.embed_query(query)])[0]
     memory_budget, insight_budget = int(budget_chars * MEMORY_SHARE), int(budget_chars * INSIGHT_SHARE)
     memories = _recalled(
-        kbs, query, vector, k=30, budget=memory_budget, kinds=list(Memory.Kind.values), exclude_session=session_id
+        kbs,
+        query,
+        vector,
+        k=30,
+        budget=memory_budget,
+        kinds=list(Memory.Kind.values),
+        exclude_session=session_id,
+        end_user_id=end_user_id,
     )
-    insights = _recalled(kbs, query, vector, k=10, budget=insight_budget, kinds=["insight"])
+    insights = _recalled(kbs, query, vector, k=10, budget=insight_budget, kinds=["insight"], end_user_id=end_user_id)
     used = sum(len(h.text) for h in memories + insights)
     documents = [
         d
@@ -65,6 +80,7 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
             query_vector=vector,
             exclude_session=session_id,
             budget_chars=max(0, budget_chars - used - 400),
+            end_user_id=end_user_id,
         )
         if relevant(d["signals"], d["similarity"])
     ]
@@ -72,7 +88,7 @@ def context_build(*, bot: Bot, query: str, session_id: str | None = None, budget
     return Context(text=text, kbs=[kb.name for kb in kbs], memories=memories, insights=insights, documents=documents)
 
 
-def _recalled(kbs, query, vector, *, k: int, budget: int, kinds: list[str], exclude_session: str | None = None):
+def _recalled(kbs, query, vector, *, k: int, budget: int, kinds: list[str], exclude_session=None, end_user_id=None):
     """The relevant ones of the ``k`` best hits of ``kinds`` that fit ``budget``."""
     hits = recall(
         kbs=kbs,
@@ -83,6 +99,7 @@ def _recalled(kbs, query, vector, *, k: int, budget: int, kinds: list[str], excl
         kinds=kinds,
         query_vector=vector,
         supplements=False,
+        end_user_id=end_user_id,
     )
     return [h for h in hits if relevant(h.signals, h.similarity)]
 

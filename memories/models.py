@@ -24,7 +24,7 @@ from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
 from kbsite.ai.fulltext import FTS_CONFIG
-from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
+from kbsite.models import Bot, EndUser, JobRun, KnowledgeBase, Mode
 
 
 def text_hash(text: str) -> str:
@@ -38,6 +38,14 @@ class Session(models.Model):
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="sessions")
     external_id = models.CharField(max_length=200)
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="sessions",
+        help_text="The end user whose conversation it is; none: a shared conversation.",
+    )
     # Id of the last message fed to a committed extraction. Messages are
     # ordered by insertion (id), so a late-arriving old turn is still fed.
     extracted_through = models.BigIntegerField(default=0)
@@ -99,6 +107,22 @@ class LifeSpanQuerySet(models.QuerySet):
         """What the system held as live at ``moment`` (transaction time)."""
         return self.filter(created_at__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
 
+    def owned_by(self, end_user_id: int | None):
+        """Rows of exactly this owner: the end user's own, or (None) the shared ones."""
+        return self.filter(end_user_id=end_user_id) if end_user_id else self.filter(end_user__isnull=True)
+
+    def visible_to(self, end_user_id: int | None):
+        """What a request for this end user may see: their own rows and the shared ones; with no user, the
+        shared ones only. Never another user's."""
+        return self.filter(visible_to(end_user_id))
+
+
+def visible_to(end_user_id: int | None, prefix: str = "") -> Q:
+    """The condition of :meth:`LifeSpanQuerySet.visible_to`, for any model with an ``end_user`` (``prefix``:
+    the path to it, e.g. ``"session__"``)."""
+    shared = Q(**{f"{prefix}end_user__isnull": True})
+    return shared | Q(**{f"{prefix}end_user_id": end_user_id}) if end_user_id else shared
+
 
 class MemoryQuerySet(LifeSpanQuerySet):
     def injectable(self):
@@ -151,6 +175,14 @@ class Memory(models.Model):
         EVENT = "event"
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="memories")
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="memories",
+        help_text="Whose fact it is; none: shared knowledge of the KB.",
+    )
     text = models.TextField()
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.FACT)
     entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
@@ -211,7 +243,9 @@ class Memory(models.Model):
                 opclasses=["vector_cosine_ops"],
                 condition=Q(in_vector_index=True),
             ),
-            models.Index(fields=["kb"], name="memory_kb_exact", condition=Q(in_vector_index=False)),
+            # An end user's memories are never in the HNSW index: recall for one user compares their few
+            # memories exactly, through this index, however large the KB.
+            models.Index(fields=["kb", "end_user"], name="memory_kb_user_exact", condition=Q(in_vector_index=False)),
             models.Index(fields=["kb", "content_hash"], name="memory_kb_hash"),
             models.Index(fields=["kb", "-created_at"], name="memory_kb_recent"),
             models.Index(
@@ -263,6 +297,14 @@ class Insight(models.Model):
     """An insight drawn from several memories, linking back to them."""
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="insights")
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="insights",
+        help_text="Whose memories it links; none: shared ones only.",
+    )
     text = models.TextField()
     memories = models.ManyToManyField(Memory, related_name="insights", blank=True)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
@@ -285,12 +327,14 @@ class Insight(models.Model):
         verbose_name = "insight"
         indexes = [
             GinIndex(fields=["search_vector"], name="insight_fts_gin"),
+            # Shared insights only: an end user's are compared exactly (index on end_user).
             HnswIndex(
-                name="insight_embedding_hnsw",
+                name="insight_shared_hnsw",
                 fields=["embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
+                condition=Q(end_user__isnull=True),
             ),
         ]
 
@@ -321,6 +365,14 @@ class Entity(models.Model):
     """A person, tool, place or project named by memories of a KB (graph node)."""
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="entities")
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="entities",
+        help_text="Whose graph it is in; none: the shared graph.",
+    )
     name = models.CharField(max_length=200, help_text="Normalised (lowercase) name.")
     display_name = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -328,7 +380,11 @@ class Entity(models.Model):
     class Meta:
         ordering = ["name"]
         verbose_name_plural = "entities"
-        constraints = [models.UniqueConstraint(fields=["kb", "name"], name="unique_entity_per_kb")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kb", "end_user", "name"], name="unique_entity_per_owner", nulls_distinct=False
+            )
+        ]
 
     def __str__(self) -> str:
         return self.display_name or self.name
@@ -373,6 +429,14 @@ class IngestItem(models.Model):
         FAILED = "failed"
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="ingest_items")
+    end_user = models.ForeignKey(
+        EndUser,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="ingest_items",
+        help_text="Whose input it is; none: shared.",
+    )
     kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.TEXT)
     source = models.CharField(max_length=300, blank=True)
     file_name = models.CharField(max_length=255, blank=True)

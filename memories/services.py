@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from kbsite import jobs, locks
 from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
-from kbsite.models import KnowledgeBase, Mode
+from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories.models import Entity, Insight, Memory, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
@@ -19,19 +19,21 @@ EMBED_BATCH_ROWS = 512
 
 
 def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
-    """Move a KB's memories into the approximate vector index once it holds VECTOR_INDEX_MIN_MEMORIES, and
-    those of an indexed KB that were written outside ingest (an operator's, a bot's memory_add) since.
-    Returns how many memories it moved."""
+    """Move a KB's shared memories into the approximate vector index once it holds VECTOR_INDEX_MIN_MEMORIES
+    shared ones, and those of an indexed KB that were written outside ingest (an operator's, a bot's memory_add)
+    since. End users' memories never go in: recall for one user compares their few exactly, which the index's
+    filtered scan could not do well. Returns how many memories it moved."""
     with transaction.atomic():
         locks.hold(Lock.KB_WRITE, kb.pk)  # no apply writes this KB's memories meanwhile: none is left behind
         indexed = KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
         if indexed is None:
             return 0
         if not indexed:
-            if Memory.objects.filter(kb=kb).count() < settings.VECTOR_INDEX_MIN_MEMORIES:
+            shared = Memory.objects.filter(kb=kb, end_user__isnull=True)
+            if shared.count() < settings.VECTOR_INDEX_MIN_MEMORIES:
                 return 0
             KnowledgeBase.objects.filter(pk=kb.pk).update(vector_index=True)
-        moved = Memory.objects.filter(kb=kb, in_vector_index=False).update(in_vector_index=True)
+        moved = Memory.objects.filter(kb=kb, end_user__isnull=True, in_vector_index=False).update(in_vector_index=True)
     if moved:
         logger.info("%s memories of %s moved into the vector index", moved, kb)
     return moved
@@ -95,7 +97,9 @@ def memories_embed_missing(*, kb_id: int | None = None) -> int:
             model.objects.bulk_update(objs, ["embedding"])
             done += len(objs)
     # Memories written outside ingest join a large KB's vector index here (found exactly until then).
-    late = KnowledgeBase.objects.filter(vector_index=True, memories__in_vector_index=False)
+    late = KnowledgeBase.objects.filter(
+        vector_index=True, memories__in_vector_index=False, memories__end_user__isnull=True
+    )
     if kb_id is not None:
         late = late.filter(pk=kb_id)
     for kb in late.distinct():
@@ -113,21 +117,25 @@ def memory_add(
     importance: float = 0.5,
     valid_from=None,
     source: str = "api",
+    end_user: EndUser | None = None,
 ) -> tuple[Memory, bool]:
     """A fact stated directly, by a bot (the ``memory_add`` tool) or an operator (the admin). Returns (memory,
     created).
 
     Goes through the same write-path defence as extracted facts (quarantined if
     it looks like a secret or an injection); a verbatim duplicate of a live
-    memory returns that memory. The embedding is computed by a job.
+    memory of the same owner (``end_user``, or shared) returns that memory. The embedding is computed by a job.
     """
     screening = defence.screen(text)
+    owner = end_user.pk if end_user else None
     with transaction.atomic():
-        existing = Memory.objects.live().filter(kb=kb, content_hash=text_hash(screening.text)).first()
+        same = Memory.objects.live().owned_by(owner).filter(kb=kb, content_hash=text_hash(screening.text))
+        existing = same.first()
         if existing:
             return existing, False
         memory = Memory.objects.create(
             kb=kb,
+            end_user=end_user,
             text=screening.text,
             kind=kind,
             entities=[e.strip().lower() for e in entities if e.strip()][:50],

@@ -3,7 +3,9 @@
 Definitions are built per bot, so the ``kb`` parameter lists exactly the
 bot's own knowledge bases; arguments are validated against the same JSON
 Schema before anything runs, and every tool acts only within the calling
-bot's knowledge bases.
+bot's knowledge bases. A call made for one end user (named by the bot, never
+by the model) searches that user's own memories and documents plus the shared
+ones, and what it writes is theirs; a call for no user sees shared ones only.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 
-from kbsite.models import Bot, KnowledgeBase
+from kbsite.models import Bot, EndUser, KnowledgeBase
 from kbsite.text import UnstorableText, text_check
 from knowledge import files, services
 from knowledge.models import Document
@@ -34,12 +36,24 @@ class ToolError(Exception):
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who a tool runs for: the bot, and the end user it is serving (None: shared knowledge only)."""
+
+    bot: Bot
+    end_user: EndUser | None = None
+
+    @property
+    def end_user_id(self) -> int | None:
+        return self.end_user.pk if self.end_user else None
+
+
+@dataclass(frozen=True)
 class Tool:
     name: str
     description: str
     properties: dict
     required: tuple[str, ...]
-    run: Callable[[Bot, list[KnowledgeBase], dict], dict]
+    run: Callable[[Caller, list[KnowledgeBase], dict], dict]
 
     def parameters(self, kb_names: list[str]) -> dict:
         properties = dict(self.properties)
@@ -99,15 +113,21 @@ def _hits(results: list[dict], kbs: list[KnowledgeBase]) -> list[dict]:
     ]
 
 
-def _knowledge_search(bot, kbs, args):
+def _knowledge_search(caller, kbs, args):
     scope = _scope(kbs, args)
-    results = chunks_search(kbs=scope, query=args["query"], limit=args.get("limit", 5), namespaces=["documents"])
+    results = chunks_search(
+        kbs=scope,
+        query=args["query"],
+        limit=args.get("limit", 5),
+        namespaces=["documents"],
+        end_user_id=caller.end_user_id,
+    )
     return {"results": _hits(results, scope)}
 
 
-def _knowledge_read(bot, kbs, args):
+def _knowledge_read(caller, kbs, args):
     kb = _one(kbs, args)
-    document = Document.objects.present().filter(kb=kb, slug=args["slug"]).first()
+    document = Document.objects.present().visible_to(caller.end_user_id).filter(kb=kb, slug=args["slug"]).first()
     if document is None:
         raise ToolError(f"no document {args['slug']!r} in knowledge base {kb.name!r}", status=404)
     if document.quarantine_reason:
@@ -128,10 +148,17 @@ def _knowledge_read(bot, kbs, args):
     }
 
 
-def _knowledge_write(bot, kbs, args):
+def _knowledge_write(caller, kbs, args):
     kb = _one(kbs, args)
     try:
-        document, created = services.document_write(kb=kb, slug=args["slug"], content=args["content"], source="tool")
+        if caller.end_user:
+            document, created = services.document_text_put(
+                kb=kb, slug=args["slug"], content=args["content"], end_user=caller.end_user, source="tool"
+            )
+        else:
+            document, created = services.document_write(
+                kb=kb, slug=args["slug"], content=args["content"], source="tool"
+            )
     except (files.InvalidSlug, services.DocumentRefused) as exc:
         raise ToolError(str(exc)) from exc
     return {
@@ -143,9 +170,14 @@ def _knowledge_write(bot, kbs, args):
     }
 
 
-def _knowledge_list(bot, kbs, args):
+def _knowledge_list(caller, kbs, args):
     scope = _scope(kbs, args)
-    documents = Document.objects.readable().filter(kb__in=scope).exclude(doc_type=Document.Type.CONVERSATION)
+    documents = (
+        Document.objects.readable()
+        .visible_to(caller.end_user_id)
+        .filter(kb__in=scope)
+        .exclude(doc_type=Document.Type.CONVERSATION)
+    )
     names = {kb.pk: kb.name for kb in scope}
     return {
         "documents": [
@@ -164,7 +196,7 @@ def _knowledge_list(bot, kbs, args):
 NAMESPACES = {"conversations": ["conversations"], "documents": ["documents"], "all": None}
 
 
-def _search_knowledge_base(bot, kbs, args):
+def _search_knowledge_base(caller, kbs, args):
     scope = _scope(kbs, args)
     results = chunks_search(
         kbs=scope,
@@ -172,12 +204,15 @@ def _search_knowledge_base(bot, kbs, args):
         limit=args.get("limit", 5),
         namespaces=NAMESPACES[args.get("search_type", "all")],
         exclude_session=args.get("session_id"),
+        end_user_id=caller.end_user_id,
     )
     return {"results": _hits(results, scope)}
 
 
-def _memory_search(bot, kbs, args):
-    hits = recall.recall(kbs=_scope(kbs, args), query=args["query"], k=args.get("limit", 5))
+def _memory_search(caller, kbs, args):
+    hits = recall.recall(
+        kbs=_scope(kbs, args), query=args["query"], k=args.get("limit", 5), end_user_id=caller.end_user_id
+    )
     return {
         "results": [
             {"kb": h.kb, "id": h.id, "type": h.type, "kind": h.kind, "text": h.text, "score": round(h.score, 5)}
@@ -186,7 +221,7 @@ def _memory_search(bot, kbs, args):
     }
 
 
-def _memory_add(bot, kbs, args):
+def _memory_add(caller, kbs, args):
     kb = _one(kbs, args)
     memory, created = memory_add(
         kb=kb,
@@ -195,6 +230,7 @@ def _memory_add(bot, kbs, args):
         entities=args.get("entities", []),
         topics=args.get("topics", []),
         source="tool",
+        end_user=caller.end_user,
     )
     return {"kb": kb.name, "id": memory.pk, "created": created, "quarantined": memory.quarantined}
 
@@ -285,13 +321,17 @@ TOOLS = {
 }
 
 
+WRITES = {"knowledge_write", "memory_add"}
+
+
 def tools_definitions(*, bot: Bot) -> list[dict]:
     names = [kb.name for kb in _kbs(bot)]
     return [tool.definition(names) for tool in TOOLS.values()]
 
 
-def tool_execute(*, bot: Bot, name: str, arguments: dict) -> dict:
-    """Validate ``arguments`` against the tool's schema and run it within the bot's knowledge bases."""
+def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = None) -> dict:
+    """Validate ``arguments`` against the tool's schema and run it within the bot's knowledge bases, for the end
+    user ``user_id`` (their own and the shared rows; None: the shared ones only)."""
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(TOOLS)}", status=404)
@@ -309,4 +349,6 @@ def tool_execute(*, bot: Bot, name: str, arguments: dict) -> dict:
             "invalid arguments: "
             + "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors[:5])
         )
-    return tool.run(bot, kbs, arguments)
+    # A write names the user into existence; a read of a user who holds nothing yet sees the shared rows.
+    end_user = EndUser.objects.seen(bot, user_id) if name in WRITES else EndUser.objects.named(bot, user_id)
+    return tool.run(Caller(bot, end_user), kbs, arguments)

@@ -28,7 +28,7 @@ def test_vector_extension_is_installed_by_migrations():
     ("table", "hnsw", "gin"),
     [
         ("memories_memory", "memory_embedding_hnsw", "memory_fts_gin"),
-        ("memories_insight", "insight_embedding_hnsw", "insight_fts_gin"),
+        ("memories_insight", "insight_shared_hnsw", "insight_fts_gin"),
         ("knowledge_chunk", "chunk_embedding_hnsw", "chunk_fts_gin"),
     ],
 )

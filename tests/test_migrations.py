@@ -158,7 +158,10 @@ print(json.dumps({
     "chunk": Chunk.objects.get().document.slug, "document": Document.objects.get().slug,
     "jobs": {j.kind: [type(j.object).__name__, j.object.pk] for j in JobRun.objects.all()},
     "item": IngestItem.objects.get().job_runs.get().kind,
-    "content_types": {ct.model: ct.pk for ct in ContentType.objects.filter(app_label="kbsite")},
+    "content_types": {
+        ct.model: ct.pk
+        for ct in ContentType.objects.filter(app_label="kbsite", model__in=["bot", "apikey", "knowledgebase", "jobrun"])
+    },
     "permission": Permission.objects.get(codename="add_bot").content_type.app_label,
     "insight_type": ContentType.objects.get(app_label="memories", model="insight").pk,
     "schedule": Schedule.objects.filter(name=f"consolidate-kb-{kb.pk}").exists(),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
+from kbsite.api.fields import UserIdField
 from knowledge.files import SLUG_RE
 from knowledge.models import Document
 
@@ -52,12 +53,14 @@ class DocumentTextSerializer(serializers.Serializer):
     title = serializers.CharField(max_length=300, required=False, default="")
     slug = serializers.RegexField(SLUG_RE, max_length=64, required=False, default="")
     namespace = serializers.CharField(max_length=200, required=False, default="documents")
+    user_id = UserIdField(help_text="Whose document this is; without it, shared knowledge of the KB.")
 
 
 class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.ListField(child=serializers.FileField(allow_empty_file=True), min_length=1, max_length=20)
     title = serializers.CharField(max_length=300, required=False, default="")
     namespace = serializers.CharField(max_length=200, required=False, default="documents")
+    user_id = UserIdField(help_text="Whose documents these are; without it, shared knowledge of the KB.")
 
 
 class DocumentAcceptedSerializer(serializers.Serializer):
@@ -82,6 +85,7 @@ class DocumentSearchSerializer(serializers.Serializer):
     session_id = serializers.CharField(
         max_length=200, required=False, help_text="The caller's current session: its archived conversation is left out."
     )
+    user_id = UserIdField()
 
 
 class DocumentHitSerializer(serializers.Serializer):

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from kbsite.ai import llm
+from kbsite.api.fields import UserIdField
 from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory, Message
 
@@ -168,6 +169,10 @@ class MessageInSerializer(serializers.Serializer):
 
 class MessagesInSerializer(serializers.Serializer):
     session_id = serializers.CharField(max_length=200)
+    user_id = UserIdField(
+        help_text="Whose conversation this is (the bot's id for the end user); a session belongs to one user. "
+        "Without it the session is shared knowledge of the KB."
+    )
     messages = MessageInSerializer(many=True, allow_empty=False, max_length=settings.MAX_MESSAGES_PER_REQUEST)
 
 
@@ -180,6 +185,7 @@ class MessagesAcceptedSerializer(serializers.Serializer):
 
 class IngestTextSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=settings.MAX_INGEST_TEXT_CHARS)
+    user_id = UserIdField(help_text="Whose text this is; without it, its facts are shared knowledge of the KB.")
     source = serializers.CharField(max_length=300, required=False, default="api")
 
 
@@ -202,6 +208,7 @@ class RecallInSerializer(serializers.Serializer):
     )
     kinds = serializers.ListField(child=serializers.ChoiceField(choices=RECALL_KINDS), required=False, max_length=10)
     as_of = serializers.DateTimeField(required=False, help_text="Answer with the facts that were live at this time.")
+    user_id = UserIdField()
 
     def validate(self, data):
         if data.get("exclude_session") and not data.get("session_id"):
@@ -233,6 +240,7 @@ class AskInSerializer(serializers.Serializer):
     k = serializers.IntegerField(min_value=1, max_value=50, default=8)
     budget_chars = serializers.IntegerField(min_value=200, max_value=50_000, default=4000)
     session_id = serializers.CharField(max_length=200, required=False)
+    user_id = UserIdField()
 
 
 class AskOutSerializer(serializers.Serializer):
@@ -246,6 +254,7 @@ class ContextInSerializer(serializers.Serializer):
     query = serializers.CharField(max_length=2000)
     session_id = serializers.CharField(max_length=200, required=False)
     budget_chars = serializers.IntegerField(min_value=100, max_value=100_000, default=4000)
+    user_id = UserIdField()
 
 
 class ContextOutSerializer(serializers.Serializer):
@@ -278,6 +287,10 @@ class ToolCallSerializer(serializers.Serializer):
     arguments = serializers.JSONField(
         required=False, default=dict, help_text="The tool's arguments: an object, or the JSON string an LLM produced."
     )
+    user_id = UserIdField(
+        help_text="The end user the bot is serving (not a tool argument: the model never chooses whose memory it "
+        "reads). Searches see that user's own and the shared rows, writes are theirs; without it, shared only."
+    )
 
 
 class ToolListSerializer(serializers.Serializer):
@@ -287,3 +300,19 @@ class ToolListSerializer(serializers.Serializer):
 class ToolResultSerializer(serializers.Serializer):
     tool = serializers.CharField()
     result = serializers.DictField()
+
+
+class EndUserSerializer(serializers.Serializer):
+    user_id = serializers.CharField(source="external_id", help_text="The bot's id for the end user.")
+    created_at = serializers.DateTimeField(help_text="When the bot first named the user.")
+    last_seen_at = serializers.DateTimeField(help_text="When the bot last sent something of the user's.")
+    sessions = serializers.IntegerField(source="n_sessions")
+    turns = serializers.IntegerField(source="n_turns")
+    memories = serializers.IntegerField(source="n_memories", help_text="Live and retired.")
+    documents = serializers.IntegerField(source="n_documents")
+    last_turn_at = serializers.DateTimeField(allow_null=True, help_text="When the user's newest turn was said.")
+
+
+class ErasedSerializer(serializers.Serializer):
+    user_id = serializers.CharField()
+    erased = serializers.DictField(child=serializers.IntegerField(), help_text="Rows and files removed, by kind.")

@@ -9,6 +9,7 @@ router = DefaultRouter()
 router.register("kbs", views.KnowledgeBaseViewSet, basename="kb")
 router.register(r"kbs/(?P<kb_name>[^/]+)/memories", views.MemoryViewSet, basename="memory")
 router.register(r"kbs/(?P<kb_name>[^/]+)/insights", views.InsightViewSet, basename="insight")
+router.register("users", views.EndUserViewSet, basename="end-user")
 
 urlpatterns = [
     path("context/", views.ContextView.as_view(), name="context"),

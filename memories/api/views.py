@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 
 from django.db.models import Prefetch
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from kbsite.api.fields import end_user_named, end_user_seen
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
-from kbsite.models import NAME_RE, KnowledgeBase
+from kbsite.models import NAME_RE, USER_ID_RE, EndUser, KnowledgeBase
 from kbsite.selectors import kb_get
-from memories import answers, archive, consolidation, context, ingest, recall, selectors, services, tools
+from memories import answers, archive, consolidation, context, endusers, ingest, recall, selectors, services, tools
 from memories.api.serializers import (
     ArchiveAcceptedSerializer,
     ArchiveSerializer,
@@ -25,6 +28,8 @@ from memories.api.serializers import (
     ConsolidateAcceptedSerializer,
     ContextInSerializer,
     ContextOutSerializer,
+    EndUserSerializer,
+    ErasedSerializer,
     HitSerializer,
     IngestAcceptedSerializer,
     IngestTextSerializer,
@@ -89,9 +94,16 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = active_kb(request, name)
         params = MessagesInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        result = ingest.messages_receive(
-            kb=kb, session_id=params.validated_data["session_id"], messages=params.validated_data["messages"]
-        )
+        data = params.validated_data
+        try:
+            result = ingest.messages_receive(
+                kb=kb,
+                session_id=data["session_id"],
+                messages=data["messages"],
+                end_user=end_user_seen(request.user, data),
+            )
+        except ingest.SessionOfAnotherUser as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(result, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=IngestTextSerializer, responses={202: IngestAcceptedSerializer})
@@ -101,7 +113,8 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = active_kb(request, name)
         params = IngestTextSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        item, job = ingest.text_receive(kb=kb, **params.validated_data)
+        data = params.validated_data
+        item, job = ingest.text_receive(kb=kb, end_user=end_user_seen(request.user, data), **data)
         return Response({"item_id": item.pk, "job_id": job.pk, "status": item.status}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=RecallInSerializer, responses=RecallOutSerializer)
@@ -112,7 +125,9 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params = RecallInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
+        end_user = end_user_named(request.user, data)
         hits = recall.recall(
+            end_user_id=end_user.pk if end_user else None,
             kbs=[kb],
             query=data["query"],
             k=data["k"],
@@ -136,7 +151,9 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = kb_get(bot=request.user, name=name)
         params = AskInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        result = answers.kb_ask(kb=kb, **params.validated_data)
+        data = params.validated_data
+        end_user = end_user_named(request.user, data)
+        result = answers.kb_ask(kb=kb, end_user_id=end_user.pk if end_user else None, **data)
         return Response(
             {
                 "answer": result.answer,
@@ -153,6 +170,14 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = active_kb(request, name)
         job = consolidation.enqueue_consolidation(kb=kb)
         return Response({"job_id": job.pk, "status": job.status}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"])
+    def export(self, request, name=None):
+        """Everything the KB holds as JSON Lines (streamed): end users, sessions, turns, memories live and retired
+        with provenance and validity, insights, documents with their content."""
+        kb = kb_get(bot=request.user, name=name)
+        return _json_lines(endusers.records(kbs=[kb]), f"{request.user.name}-{kb.name}.jsonl")
 
     @extend_schema(request=None, responses=ClearResultSerializer)
     @action(detail=True, methods=["post"])
@@ -226,6 +251,57 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
         )
 
 
+def _json_lines(records, filename: str) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(endusers.json_lines(records), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+USER_KB = OpenApiParameter("kb", str, description="Only end users holding something in this KB, counted in it.")
+
+
+@extend_schema_view(list=extend_schema(parameters=[USER_KB]))
+class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """The bot's end users (named by ``user_id`` in its requests), what is held about each, and their data rights:
+    export and erasure."""
+
+    serializer_class = EndUserSerializer
+    lookup_field = "external_id"
+    lookup_url_kwarg = "user_id"
+    lookup_value_regex = USER_ID_RE.strip("^$")
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return EndUser.objects.none()
+        kb_name = self.request.query_params.get("kb")
+        kb = kb_get(bot=self.request.user, name=kb_name) if kb_name else None
+        return endusers.users_with_counts(bot=self.request.user, kb=kb)
+
+    def get_object(self) -> EndUser:
+        user = self.get_queryset().filter(external_id=self.kwargs["user_id"]).first()
+        if user is None:
+            raise NotFound(f"This bot holds nothing about an end user {self.kwargs['user_id']!r}.")
+        return user
+
+    @extend_schema(responses={200: ErasedSerializer})
+    def destroy(self, request, user_id=None):
+        """Erase the end user everywhere (turns, sessions, memories with their history, insights drawn from them,
+        entities, documents and their files, pending input). Answers the counts; an audit record without content
+        is kept."""
+        user = self.get_object()
+        key = getattr(request.auth, "name", "") or "api"
+        counts = endusers.user_erase(end_user=user, erased_by=f"API key {key!r}")
+        return Response({"user_id": user_id, "erased": counts})
+
+    @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
+    @action(detail=True, methods=["get"])
+    def export(self, request, user_id=None):
+        """Everything held about the end user, as JSON Lines (streamed)."""
+        user = self.get_object()
+        kbs = list(KnowledgeBase.objects.for_bot(request.user).order_by("name"))
+        return _json_lines(endusers.records(kbs=kbs, end_user=user), "user-export.jsonl")
+
+
 class ContextView(APIView):
     """The memory-context block for the bot's next LLM call, across all its always-on KBs."""
 
@@ -233,7 +309,9 @@ class ContextView(APIView):
     def get(self, request):
         params = ContextInSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
-        block = context.context_build(bot=request.user, **params.validated_data)
+        data = params.validated_data
+        end_user = end_user_named(request.user, data)
+        block = context.context_build(bot=request.user, end_user_id=end_user.pk if end_user else None, **data)
         return Response(
             {
                 "context": block.text,
@@ -281,6 +359,7 @@ class ToolCallView(APIView):
         params = ToolCallSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         arguments = params.validated_data["arguments"]
+        user_id = params.validated_data.get("user_id")
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments or "{}")
@@ -289,7 +368,7 @@ class ToolCallView(APIView):
         if not isinstance(arguments, dict):
             raise ValidationError({"arguments": ["must be a JSON object"]})
         try:
-            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments)
+            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments, user_id=user_id)
         except tools.ToolError as exc:
             return Response({"detail": str(exc)}, status=exc.status)
         return Response({"tool": name, "result": result})

@@ -11,6 +11,7 @@ from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
 from memories.ingest.inbox import file_retry, inbox_file_ingest, inbox_scan
 from memories.ingest.items import item_ingest, item_retry
 from memories.ingest.receive import (
+    SessionOfAnotherUser,
     document_facts_queue,
     enqueue_extract,
     enqueue_item_ingest,
@@ -22,6 +23,7 @@ from memories.ingest.turns import extract_pending
 __all__ = [
     "CursorGuard",
     "CursorMoved",
+    "SessionOfAnotherUser",
     "document_facts_queue",
     "enqueue_extract",
     "enqueue_item_ingest",

@@ -32,6 +32,7 @@ class CursorGuard:
     session_id: int
     expected: int
     to: int
+    end_user_id: int | None = None  # whose session it is: its facts are theirs
 
 
 class CursorMoved(Exception):
@@ -48,11 +49,14 @@ def facts_apply(
     source_file: str = "",
     cursors: list[CursorGuard] = (),
     turn_chunks: dict[str, int] | None = None,
+    end_user_id: int | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors.
 
     ``turn_message_ids`` and ``turn_chunks`` map the extraction's turn refs to the messages or document chunks
     its facts cite; the ``cursors`` move only if no other job has moved them since the extraction started.
+    The facts are ``end_user_id``'s (None: shared), and everything they are compared with is too: a repeat is
+    a repeat of the same owner's fact, and a fact retires only one of the same owner.
     """
     facts = _screened(extraction, job)
     vectors = as_vectors(embeddings.embed([s.text for _, s in facts]))  # before the lock, in one batch
@@ -60,17 +64,26 @@ def facts_apply(
     with transaction.atomic():
         locks.hold(Lock.KB_WRITE, kb.pk)
         _cursors_check(cursors)
-        indexed = bool(KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first())
+        # An end user's memories stay out of the HNSW index: their few are compared exactly.
+        indexed = end_user_id is None and bool(
+            KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
+        )
         fields = dict(
-            kb=kb, source=source, source_file=source_file, mode=extraction.mode, job_run=job, in_vector_index=indexed
+            kb=kb,
+            end_user_id=end_user_id,
+            source=source,
+            source_file=source_file,
+            mode=extraction.mode,
+            job_run=job,
+            in_vector_index=indexed,
         )
         new, repeated = _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, fields, now)
         bulk.memories_insert([memory for memory, _, _ in new])
         _sources_link(new, repeated)
-        job.facts_superseded += _superseded_retire(kb, new, now)
+        job.facts_superseded += _superseded_retire(kb, end_user_id, new, now)
         job.facts_added += len(new)
         job.facts_quarantined += sum(1 for memory, _, _ in new if memory.quarantined)
-        _graph_grow(kb, [memory for memory, _, _ in new], extraction.edges)
+        _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)
         for guard in cursors:
             Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
         job.tokens_in += extraction.tokens_in
@@ -108,8 +121,10 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields
     """The memories to insert, and (memory id, message ids) for the repeats: a fact whose text is already live
     (or, unless it supersedes, is a near-duplicate of a live memory) adds its turns to that memory's sources."""
     hashes = [text_hash(s.text) for _, s in facts]
-    existing = dict(Memory.objects.live().filter(kb=kb, content_hash__in=hashes).values_list("content_hash", "id"))
-    near = _near_duplicates(kb.pk, vectors, settings.NEAR_DUPLICATE_SIMILARITY, fields["in_vector_index"])
+    owner = fields["end_user_id"]
+    live = Memory.objects.live().owned_by(owner).filter(kb=kb, content_hash__in=hashes)
+    existing = dict(live.values_list("content_hash", "id"))
+    near = _near_duplicates(kb.pk, owner, vectors, settings.NEAR_DUPLICATE_SIMILARITY, fields["in_vector_index"])
     new: list[NewMemory] = []
     repeated: list[tuple[int, list[int]]] = []
     batch_hashes: set[str] = set()
@@ -149,24 +164,30 @@ def _sources_link(new: list[NewMemory], repeated: list[tuple[int, list[int]]]) -
     through.objects.bulk_create(links, ignore_conflicts=True)
 
 
-def _superseded_retire(kb: KnowledgeBase, new: list[NewMemory], now) -> int:
-    """Retire the live facts the new ones replace (and the edges they asserted). Returns how many."""
+def _superseded_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[NewMemory], now) -> int:
+    """Retire the live facts of the same owner the new ones replace (and the edges they asserted). Returns how
+    many."""
     retired = 0
     for memory, _, old_id in new:
         if old_id is None:
             continue
-        if Memory.objects.filter(pk=old_id, kb=kb, valid_to__isnull=True).update(
-            valid_to=now, superseded_by=memory, retired_reason="superseded by a newer fact", updated_at=now
+        if (
+            Memory.objects.owned_by(end_user_id)
+            .filter(pk=old_id, kb=kb, valid_to__isnull=True)
+            .update(valid_to=now, superseded_by=memory, retired_reason="superseded by a newer fact", updated_at=now)
         ):
             retired += 1
             Edge.objects.filter(memory_id=old_id, valid_to__isnull=True).update(valid_to=now)
     return retired
 
 
-def _graph_grow(kb: KnowledgeBase, memories: list[Memory], edges: list[tuple[str, str, str]]) -> None:
-    """The entities the new memories and edges name, and the edges, each anchored to a memory naming its source."""
+def _graph_grow(
+    kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], edges: list[tuple[str, str, str]]
+) -> None:
+    """The entities the new memories and edges name, and the edges, each anchored to a memory naming its source;
+    in the owner's own graph."""
     names = {e for m in memories for e in m.entities} | {n for src, _, dst in edges for n in (src, dst)}
-    entity_map = _upsert_entities(kb, names)
+    entity_map = _upsert_entities(kb, end_user_id, names)
     anchor = {e: m for m in memories for e in m.entities}
     Edge.objects.bulk_create(
         [
@@ -178,8 +199,11 @@ def _graph_grow(kb: KnowledgeBase, memories: list[Memory], edges: list[tuple[str
     )
 
 
-def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, indexed: bool) -> dict[int, int]:
-    """For each vector index, the id of the most similar live memory at least ``threshold`` similar.
+def _near_duplicates(
+    kb_id: int, end_user_id: int | None, vectors: list[list[float]], threshold: float, indexed: bool
+) -> dict[int, int]:
+    """For each vector index, the id of the most similar live memory of the same owner at least ``threshold``
+    similar.
 
     Memories outside the vector index (all of a small KB's; in a large one, those written outside ingest
     until their embedding job moves them in) are compared exactly, in memory; with ``indexed``, the KB's
@@ -190,8 +214,9 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, i
     with vector_cursor(binary_results=True) as cursor:
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
-               WHERE kb_id = %s AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
-            [kb_id],
+               WHERE kb_id = %s AND end_user_id IS NOT DISTINCT FROM %s
+                 AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
+            [kb_id, end_user_id],
             binary=True,  # parsing 384 floats of text per row cost more than the query
         )
         rows = cursor.fetchall()
@@ -227,11 +252,12 @@ def _near_duplicates(kb_id: int, vectors: list[list[float]], threshold: float, i
     return {i: pk for i, (similarity, pk) in best.items() if similarity >= threshold}
 
 
-def _upsert_entities(kb: KnowledgeBase, names: set[str]) -> dict[str, Entity]:
+def _upsert_entities(kb: KnowledgeBase, end_user_id: int | None, names: set[str]) -> dict[str, Entity]:
     names = {n for n in names if n}
     if not names:
         return {}
     Entity.objects.bulk_create(
-        [Entity(kb=kb, name=n[:200], display_name=n[:200]) for n in names], ignore_conflicts=True
+        [Entity(kb=kb, end_user_id=end_user_id, name=n[:200], display_name=n[:200]) for n in names],
+        ignore_conflicts=True,
     )
-    return {e.name: e for e in Entity.objects.filter(kb=kb, name__in=names)}
+    return {e.name: e for e in Entity.objects.filter(kb=kb, end_user_id=end_user_id, name__in=names)}

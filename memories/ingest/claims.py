@@ -89,15 +89,25 @@ def claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn
     pending = (
         Message.objects.filter(session_id__in=session_ids, id__gt=F("session__extracted_through"))
         .order_by("id")
-        .values_list("id", "session_id", "session__extracted_through", "content", "speaker", "role", "created_at")
+        .values_list(
+            "id",
+            "session_id",
+            "session__extracted_through",
+            "session__end_user_id",
+            "content",
+            "speaker",
+            "role",
+            "created_at",
+        )
     )
-    for pk, session_id, cursor, content, speaker, role, created_at in pending:
+    owners: dict[int, int | None] = {}
+    for pk, session_id, cursor, owner, content, speaker, role, created_at in pending:
         batch = by_session[session_id]
-        cursors[session_id] = cursor
+        cursors[session_id], owners[session_id] = cursor, owner
         if len(batch) < settings.EXTRACT_BATCH_TURNS:
             batch.append(Turn(ref=f"m{pk}", text=content, speaker=speaker, role=role, when=created_at, message_id=pk))
     return [
-        (CursorGuard(session_id=sid, expected=cursors[sid], to=batch[-1].message_id), batch)
+        (CursorGuard(session_id=sid, expected=cursors[sid], to=batch[-1].message_id, end_user_id=owners[sid]), batch)
         for sid, batch in by_session.items()
         if batch
     ]

@@ -22,12 +22,13 @@ from memories.models import Memory
 logger = logging.getLogger(__name__)
 
 
-def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn]) -> list[tuple[int, str, str]]:
-    """The live facts the model should see: those sharing words with the turns, then the most recent."""
+def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn], end_user_id: int | None) -> list[tuple[int, str, str]]:
+    """The live facts of the turns' owner the model should see (it may supersede them): those sharing words with
+    the turns, then the most recent. An end user's turns are shown only their own facts."""
     limit = settings.EXTRACT_LIVE_FACTS
     if limit == 0:
         return []
-    live = Memory.objects.injectable().filter(kb=kb)
+    live = Memory.objects.injectable().owned_by(end_user_id).filter(kb=kb)
     words = sorted({w for t in turns for w in content_words(t.text) if re.fullmatch(r"[a-z0-9]+", w)})[:64]
     picked: list[tuple[int, str, str]] = []
     if words:
@@ -47,9 +48,10 @@ def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn]) -> list[tuple[i
     return picked
 
 
-def extract(kb: KnowledgeBase, turns: list[Turn]) -> Extraction:
+def extract(kb: KnowledgeBase, turns: list[Turn], end_user_id: int | None = None) -> Extraction:
     if llm.is_configured():
-        return extract_llm(turns=turns, live_facts=_live_facts_for_prompt(kb, turns), now=timezone.now())
+        live_facts = _live_facts_for_prompt(kb, turns, end_user_id)
+        return extract_llm(turns=turns, live_facts=live_facts, now=timezone.now())
     return extract_heuristic(turns)
 
 

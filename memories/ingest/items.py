@@ -50,8 +50,9 @@ def item_ingest(*, job: JobRun) -> JobRun:
                 size += len(segment)
             turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
             job.items_read += len(turns)
-            extraction = extract(kb, turns)
+            extraction = extract(kb, turns, item.end_user_id)
             facts_apply(
+                end_user_id=item.end_user_id,
                 kb=kb,
                 extraction=extraction,
                 turn_message_ids={},

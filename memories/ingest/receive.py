@@ -7,23 +7,41 @@ from django.utils import timezone
 
 from kbsite import jobs, locks
 from kbsite.locks import Lock
-from kbsite.models import JobRun, KnowledgeBase
+from kbsite.models import EndUser, JobRun, KnowledgeBase
 from knowledge.models import Document
 from memories import bulk
 from memories.archive import archive_due
 from memories.models import IngestItem, Message, Session
 
 
-def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]) -> dict:
-    """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction."""
+class SessionOfAnotherUser(ValueError):
+    """Turns posted to a session under another end user than the one it belongs to (an HTTP 409)."""
+
+    def __init__(self, session: Session):
+        owner = f"end user {session.end_user.external_id!r}" if session.end_user_id else "no end user (it is shared)"
+        super().__init__(
+            f"Session {session.external_id!r} belongs to {owner}: a session holds the turns of one user. "
+            "Post these turns under that user_id, or to a new session_id."
+        )
+
+
+def messages_receive(
+    *, kb: KnowledgeBase, session_id: str, messages: list[dict], end_user: EndUser | None = None
+) -> dict:
+    """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction.
+
+    A session belongs to the end user it was first posted under (or to none: shared); turns for it under
+    another user raise :class:`SessionOfAnotherUser` and nothing is stored."""
     with transaction.atomic():
         # Serialise posts to one KB so the duplicate check below is exact.
         locks.hold(Lock.KB_WRITE, kb.pk)
         # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
-        session = Session.objects.filter(kb=kb, external_id=session_id).first()
+        session = Session.objects.select_related("end_user").filter(kb=kb, external_id=session_id).first()
         created = session is None
         if created:
-            session = Session.objects.create(kb=kb, external_id=session_id)
+            session = Session.objects.create(kb=kb, external_id=session_id, end_user=end_user)
+        elif session.end_user_id != (end_user.pk if end_user else None):
+            raise SessionOfAnotherUser(session)
         wanted = [m["external_id"] for m in messages]
         existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
         rows, seen = [], set()
@@ -47,10 +65,13 @@ def messages_receive(*, kb: KnowledgeBase, session_id: str, messages: list[dict]
     }
 
 
-def text_receive(*, kb: KnowledgeBase, text: str, source: str) -> tuple[IngestItem, JobRun]:
-    """Store a piece of text and queue its ingestion; returns the item and its job."""
+def text_receive(
+    *, kb: KnowledgeBase, text: str, source: str, end_user: EndUser | None = None
+) -> tuple[IngestItem, JobRun]:
+    """Store a piece of text (the end user's own, or shared) and queue its ingestion; returns the item and its
+    job."""
     with transaction.atomic():
-        item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text)
+        item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text, end_user=end_user)
         job = enqueue_item_ingest(item=item)
     return item, job
 
@@ -76,6 +97,10 @@ def document_facts_queue(*, document: Document) -> JobRun | None:
         if IngestItem.objects.filter(document=document).exists():
             return None
         item = IngestItem.objects.create(
-            kb_id=document.kb_id, kind=IngestItem.Kind.DOCUMENT, document=document, source=f"document:{document.slug}"
+            kb_id=document.kb_id,
+            end_user_id=document.end_user_id,
+            kind=IngestItem.Kind.DOCUMENT,
+            document=document,
+            source=f"document:{document.slug}",
         )
         return enqueue_item_ingest(item=item)

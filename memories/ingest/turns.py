@@ -38,7 +38,7 @@ def extract_pending(*, job: JobRun) -> JobRun:
             if more and sharers > 1:
                 enqueue_extract(kb=kb)
             batches = claimed_batches(claimed)
-            groups = [batches] if offline else [[b] for b in batches]
+            groups = _by_owner(batches) if offline else [[b] for b in batches]
             for group in groups:
                 skipped_turns += _extract_group(kb, job, group, failed_sessions, errors)
         finally:
@@ -58,6 +58,14 @@ def extract_pending(*, job: JobRun) -> JobRun:
     return job
 
 
+def _by_owner(batches: list[tuple[CursorGuard, list[Turn]]]) -> list[list[tuple[CursorGuard, list[Turn]]]]:
+    """The batches grouped by whose sessions they are: one extraction never mixes end users."""
+    groups: dict[int | None, list] = {}
+    for guard, batch in batches:
+        groups.setdefault(guard.end_user_id, []).append((guard, batch))
+    return list(groups.values())
+
+
 def _extract_group(
     kb: KnowledgeBase,
     job: JobRun,
@@ -65,14 +73,17 @@ def _extract_group(
     failed_sessions: set[int],
     errors: list[Exception],
 ) -> int:
-    """Extract and apply one group of session batches; returns the turns the salience gate skipped."""
+    """Extract and apply one group of session batches (all of one owner); returns the turns the salience gate
+    skipped."""
+    owner = group[0][0].end_user_id
     turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
     salient = [t for t in turns if is_salient(t.text)]
     try:
         # Nothing durable in the group: the cursors still advance, without an LLM call.
-        extraction = extract(kb, salient) if salient else Extraction([], [], mode())
+        extraction = extract(kb, salient, owner) if salient else Extraction([], [], mode())
         facts_apply(
+            end_user_id=owner,
             kb=kb,
             extraction=extraction,
             turn_message_ids={t.ref: t.message_id for t in turns},

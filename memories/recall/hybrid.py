@@ -42,14 +42,22 @@ def recall(
     include_insights: bool = True,
     supplements: bool = True,
     query_vector=None,
+    end_user_id: int | None = None,
 ) -> list[Hit]:
     """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
-    and, once packed, its sources. ``kinds`` may name memory kinds and "insight"."""
+    and, once packed, its sources. ``kinds`` may name memory kinds and "insight". With ``end_user_id``, that end
+    user's own and the shared ones; without, the shared ones only."""
     # The query is embedded on another thread while the database does the full-text part.
     embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
     memory_kinds = tuple(x for x in kinds or [] if x != "insight") or None
     want_memories = not kinds or bool(memory_kinds)
-    scope = Scope(kb_ids=tuple(kb.pk for kb in kbs), as_of=as_of, kinds=memory_kinds, exclude_session=exclude_session)
+    scope = Scope(
+        kb_ids=tuple(kb.pk for kb in kbs),
+        as_of=as_of,
+        kinds=memory_kinds,
+        exclude_session=exclude_session,
+        end_user_id=end_user_id,
+    )
     tables = _tables(
         scope, want_memories, include_insights and (not kinds or "insight" in kinds) and not exclude_session
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import connection
 
 from kbsite.ai.fusion import Fusion
-from memories.models import Edge
+from memories.models import Edge, visible_to
 from memories.recall.hits import HIT_FIELDS, Hit, memory_hit
 from memories.recall.scope import Scope, Table
 from memories.recall.weights import CONTEXT_SEEDS, CONTEXT_WEIGHT
@@ -60,7 +60,7 @@ def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], 
     top_entities = {e for h in direct[:5] if h.type == "memory" for e in h.entities}
     candidates = scope.memories()
     extra: list[tuple[dict, str]] = []
-    neighbours = _graph_neighbours(scope.kb_ids, top_entities)
+    neighbours = _graph_neighbours(scope.kb_ids, scope.end_user_id, top_entities)
     if neighbours:
         for row in (
             candidates.filter(entities__overlap=list(neighbours))
@@ -84,11 +84,12 @@ def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], 
     return out
 
 
-def _graph_neighbours(kb_ids: tuple[int, ...], entities: set[str]) -> set[str]:
-    """Entities one live edge away from ``entities`` (in either direction), themselves excluded."""
+def _graph_neighbours(kb_ids: tuple[int, ...], end_user_id: int | None, entities: set[str]) -> set[str]:
+    """Entities one live edge away from ``entities`` (in either direction), themselves excluded, in the graphs the
+    end user may see (their own and the shared one)."""
     if not entities:
         return set()
-    live = Edge.objects.filter(kb_id__in=kb_ids, valid_to__isnull=True)
+    live = Edge.objects.filter(visible_to(end_user_id, "src__"), kb_id__in=kb_ids, valid_to__isnull=True)
     out = live.filter(src__name__in=entities).values_list("dst__name", flat=True)
     back = live.filter(dst__name__in=entities).values_list("src__name", flat=True)
     return (set(out[:50]) | set(back[:50])) - entities

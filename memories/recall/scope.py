@@ -1,7 +1,8 @@
 """What a recall searches, and that scope as SQL for the raw ranked lists.
 
 The live (or, as of a moment, then-live), non-quarantined memories of some KBs, of some kinds, maybe leaving out
-what was drawn from one session's turns; and those KBs' insights.
+what was drawn from one session's turns; and those KBs' insights. Of one end user, their own rows and the shared
+ones; of no end user, the shared ones only.
 
 The ranked lists are raw SQL for speed; their WHERE clause is compiled from the same queryset methods the rest of
 the product uses (``live``, ``as_of``), so the rule for what a recall may return is written once.
@@ -24,9 +25,10 @@ class Scope:
     as_of: datetime | None = None
     kinds: tuple[str, ...] | None = None  # memory kinds; None: every kind
     exclude_session: str | None = None
+    end_user_id: int | None = None
 
     def memories(self) -> QuerySet:
-        memories = Memory.objects.filter(kb_id__in=self.kb_ids, quarantined=False)
+        memories = Memory.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids, quarantined=False)
         memories = memories.as_of(self.as_of) if self.as_of else memories.live()
         if self.kinds:
             memories = memories.filter(kind__in=self.kinds)
@@ -36,22 +38,26 @@ class Scope:
         return memories
 
     def insights(self) -> QuerySet:
-        insights = Insight.objects.filter(kb_id__in=self.kb_ids)
+        insights = Insight.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids)
         return insights.as_of(self.as_of) if self.as_of else insights.live()
 
 
 @dataclass(frozen=True)
 class Table:
-    """One searched table: its name, what its rows are called in results, and the scope as SQL on the table's
-    own name (no alias), with its parameters."""
+    """One searched table: its name, what its rows are called in results, the scope as SQL on the table's own
+    name (no alias) with its parameters, and which of its rows its HNSW index holds (the others are compared
+    exactly: a small KB's memories, and every end user's memories and insights)."""
 
     name: str
     type: str  # "memory" | "insight"
     where: str
     params: tuple
+    in_index: str
 
     @classmethod
     def of(cls, queryset: QuerySet, type_: str) -> Table:
         query = queryset.query
         where, params = query.get_compiler(connection=connection).compile(query.where)
-        return cls(name=queryset.model._meta.db_table, type=type_, where=where, params=tuple(params))
+        name = queryset.model._meta.db_table
+        in_index = f"{name}.in_vector_index" if type_ == "memory" else f"{name}.end_user_id IS NULL"
+        return cls(name=name, type=type_, where=where, params=tuple(params), in_index=in_index)

@@ -24,20 +24,17 @@ SIZE_CACHE_SECONDS = 600
 def vector_ranked(
     table: Table, vector: str, limit: int, kb_ids: tuple[int, ...], indexed: bool = True
 ) -> list[tuple[int, float]]:
-    """The ``limit`` rows nearest ``vector`` (pgvector's text form), with their similarity. Memories of KBs outside
-    the vector index (small KBs, and those not yet moved in) are compared exactly; the index is searched only
-    when ``indexed``, i.e. when a KB in scope has outgrown exact search. Insights are always searched through
-    their index."""
+    """The ``limit`` rows nearest ``vector`` (pgvector's text form), with their similarity. Rows outside the HNSW
+    index (memories of small KBs and those not yet moved in, and end users' memories and insights) are compared
+    exactly; the index is searched for memories only when ``indexed``, i.e. when a KB in scope has outgrown exact
+    search, and always for shared insights."""
     with connection.cursor() as cursor:
-        if table.type == "memory":
-            exact = _nearest_sql(table.name, f"NOT {table.name}.in_vector_index AND {table.where}")
-            cursor.execute(exact, [vector, *table.params, vector, limit])
-            rows = cursor.fetchall()
-            if indexed:
-                in_index = f"{table.name}.in_vector_index AND {table.where}"  # the rows the partial index holds
-                rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
-        else:
-            rows = _index_ranked(cursor, table.name, vector, table.where, table.params, limit, kb_ids)
+        exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}")
+        cursor.execute(exact, [vector, *table.params, vector, limit])
+        rows = cursor.fetchall()
+        if indexed or table.type == "insight":
+            in_index = f"{table.in_index} AND {table.where}"  # the rows the partial index holds
+            rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]
     return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
 
