@@ -30,9 +30,8 @@ class RequestGuardMiddleware:
 
     def _body_size_checked(self, request):
         content_type = request.META.get("CONTENT_TYPE", "")
-        limit = (
-            settings.MAX_UPLOAD_BYTES if content_type.startswith("multipart/") else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        )
+        files = content_type.startswith(("multipart/", "application/x-ndjson"))  # uploads, and imports
+        limit = settings.MAX_UPLOAD_BYTES if files else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

@@ -430,7 +430,7 @@ def document_process(*, job: JobRun) -> JobRun:
     job.start()
     Document.objects.filter(pk=document.pk).update(status=Document.Status.PROCESSING)
     try:
-        if document.doc_type == Document.Type.UPLOAD:
+        if document.doc_type == Document.Type.UPLOAD and "file" in document.metadata:  # an import has no file
             path = document.kb.folder / document.metadata["file"]
             if not path.is_file():
                 raise ExtractionFailed(f"the uploaded file {document.metadata['file']} is missing")

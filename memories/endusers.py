@@ -1,10 +1,9 @@
-"""End users' data rights: what is held about each of a bot's end users, their export, and their erasure."""
+"""End users' data rights: what is held about each of a bot's end users, and their erasure (their export is
+:mod:`memories.portability`)."""
 
 from __future__ import annotations
 
-import json
 import logging
-from collections.abc import Iterator
 
 from django.db import transaction
 from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
@@ -50,118 +49,6 @@ def users_with_counts(*, bot: Bot, kb: KnowledgeBase | None = None) -> QuerySet:
             .values("last")
         ),
     ).order_by("external_id")
-
-
-# --- Export: JSON Lines ---------------------------------------------------------------
-
-
-def _iso(moment) -> str | None:
-    return moment.isoformat() if moment else None
-
-
-def records(*, kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Iterator[dict]:
-    """Everything held in ``kbs`` (about ``end_user`` only, when given), as records of the export format: the
-    user(s), sessions, turns, memories (live and retired, with provenance and validity), insights and documents
-    with their content. Read in chunks, never all at once."""
-    kb_names = {kb.pk: kb.name for kb in kbs}
-
-    def owned(queryset: QuerySet, owner: str = "end_user") -> QuerySet:
-        queryset = queryset.filter(kb__in=kbs)
-        return queryset.filter(**{owner: end_user}) if end_user else queryset
-
-    users = [end_user] if end_user else EndUser.objects.filter(bot=kbs[0].bot) if kbs else []
-    for user in users:
-        yield {"type": "user", "user_id": user.external_id, "created_at": _iso(user.created_at)}
-    for s in owned(Session.objects.select_related("end_user")).order_by("id").iterator(chunk_size=500):
-        yield {
-            "type": "session",
-            "kb": kb_names[s.kb_id],
-            "session_id": s.external_id,
-            "user_id": s.end_user.external_id if s.end_user else None,
-            "created_at": _iso(s.created_at),
-        }
-    turns = owned(Message.objects.select_related("session"), owner="session__end_user").order_by("id")
-    for m in turns.iterator(chunk_size=1000):
-        yield {
-            "type": "turn",
-            "kb": kb_names[m.kb_id],
-            "session_id": m.session.external_id,
-            "external_id": m.external_id,
-            "role": m.role,
-            "speaker": m.speaker,
-            "content": m.content,
-            "created_at": _iso(m.created_at),
-        }
-    yield from _memory_records(owned(Memory.objects.select_related("end_user")), kb_names)
-    insights = owned(Insight.objects.select_related("end_user")).prefetch_related("memories").order_by("id")
-    for i in insights.iterator(chunk_size=500):
-        yield {
-            "type": "insight",
-            "kb": kb_names[i.kb_id],
-            "id": i.pk,
-            "user_id": i.end_user.external_id if i.end_user else None,
-            "text": i.text,
-            "memories": sorted(m.pk for m in i.memories.all()),
-            "mode": i.mode,
-            "created_at": _iso(i.created_at),
-            "valid_to": _iso(i.valid_to),
-        }
-    for d in owned(Document.objects.present().select_related("end_user")).order_by("id").iterator(chunk_size=100):
-        yield {
-            "type": "document",
-            "kb": kb_names[d.kb_id],
-            "slug": d.slug,
-            "user_id": d.end_user.external_id if d.end_user else None,
-            "title": d.title,
-            "doc_type": d.doc_type,
-            "namespace": d.namespace,
-            "source": d.source,
-            "content": d.content,
-            "metadata": d.metadata,
-            "created_at": _iso(d.created_at),
-        }
-
-
-def _memory_records(memories: QuerySet, kb_names: dict[int, str]) -> Iterator[dict]:
-    """Memory records, 500 at a time with their provenance."""
-    batch: list[Memory] = []
-    for memory in memories.order_by("id").defer("embedding").iterator(chunk_size=500):
-        batch.append(memory)
-        if len(batch) == 500:
-            yield from _memory_batch(batch, kb_names)
-            batch = []
-    yield from _memory_batch(batch, kb_names)
-
-
-def _memory_batch(batch: list[Memory], kb_names: dict[int, str]) -> Iterator[dict]:
-    sources = Memory.objects.filter(pk__in=[m.pk for m in batch]).sources_by_id()
-    for m in batch:
-        yield {
-            "type": "memory",
-            "kb": kb_names[m.kb_id],
-            "id": m.pk,
-            "user_id": m.end_user.external_id if m.end_user else None,
-            "text": m.text,
-            "kind": m.kind,
-            "entities": m.entities,
-            "topics": m.topics,
-            "importance": m.importance,
-            "valid_from": _iso(m.valid_from),
-            "valid_to": _iso(m.valid_to),
-            "superseded_by": m.superseded_by_id,
-            "retired_reason": m.retired_reason,
-            "source": m.source,
-            "sources": sources.get(m.pk, []),
-            "mode": m.mode,
-            "quarantined": m.quarantined,
-            "quarantine_reason": m.quarantine_reason,
-            "created_at": _iso(m.created_at),
-        }
-
-
-def json_lines(rows: Iterator[dict]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(row, ensure_ascii=False) + "\n"
 
 
 # --- Erasure --------------------------------------------------------------------------

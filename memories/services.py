@@ -82,11 +82,12 @@ def enqueue_embed_missing(*, kb_id: int | None) -> None:
 
 
 def memories_embed_missing(*, kb_id: int | None = None) -> int:
-    """Embed live memories and insights that have no embedding yet, in batches. Returns how many."""
+    """Embed memories and insights that have no embedding yet (added or edited outside ingest, imported, retired
+    ones included: a recall ``as_of`` an earlier time searches them), in batches. Returns how many."""
     done = 0
     for model in (Memory, Insight):
         while True:
-            queryset = model.objects.filter(embedding__isnull=True, valid_to__isnull=True)
+            queryset = model.objects.filter(embedding__isnull=True)
             if kb_id is not None:
                 queryset = queryset.filter(kb_id=kb_id)
             rows = list(queryset.order_by("id").values_list("id", "text")[:EMBED_BATCH_ROWS])

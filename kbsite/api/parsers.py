@@ -39,3 +39,16 @@ class MultiPartParser(parsers.MultiPartParser):
         _checked({key: result.data.getlist(key) for key in result.data})
         _checked({key: [upload.name for upload in result.files.getlist(key)] for key in result.files})
         return result
+
+
+class JSONLinesParser(parsers.BaseParser):
+    """A JSON Lines body (an export being imported), handed to the view as its text; each line is checked there,
+    so that an error can name its line."""
+
+    media_type = "application/x-ndjson"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return stream.read().decode("utf-8") if stream else ""
+        except UnicodeDecodeError as exc:
+            raise ParseError(f"JSON Lines must be UTF-8: {exc}") from exc

@@ -316,3 +316,16 @@ class EndUserSerializer(serializers.Serializer):
 class ErasedSerializer(serializers.Serializer):
     user_id = serializers.CharField()
     erased = serializers.DictField(child=serializers.IntegerField(), help_text="Rows and files removed, by kind.")
+
+
+class ImportFileSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="A KB's export (JSON Lines, UTF-8).")
+
+
+class ImportedSerializer(serializers.Serializer):
+    kb = serializers.CharField()
+    added = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Rows added by kind (users, sessions, turns, documents, memories, insights, edges); 'unchanged': "
+        "records the KB already held.",
+    )

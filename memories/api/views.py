@@ -16,9 +16,22 @@ from rest_framework.views import APIView
 
 from kbsite.api.fields import end_user_named, end_user_seen
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
+from kbsite.api.parsers import JSONLinesParser, MultiPartParser
 from kbsite.models import NAME_RE, USER_ID_RE, EndUser, KnowledgeBase
 from kbsite.selectors import kb_get
-from memories import answers, archive, consolidation, context, endusers, ingest, recall, selectors, services, tools
+from memories import (
+    answers,
+    archive,
+    consolidation,
+    context,
+    endusers,
+    ingest,
+    portability,
+    recall,
+    selectors,
+    services,
+    tools,
+)
 from memories.api.serializers import (
     ArchiveAcceptedSerializer,
     ArchiveSerializer,
@@ -31,6 +44,8 @@ from memories.api.serializers import (
     EndUserSerializer,
     ErasedSerializer,
     HitSerializer,
+    ImportedSerializer,
+    ImportFileSerializer,
     IngestAcceptedSerializer,
     IngestTextSerializer,
     InsightSerializer,
@@ -177,7 +192,23 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         """Everything the KB holds as JSON Lines (streamed): end users, sessions, turns, memories live and retired
         with provenance and validity, insights, documents with their content."""
         kb = kb_get(bot=request.user, name=name)
-        return _json_lines(endusers.records(kbs=[kb]), f"{request.user.name}-{kb.name}.jsonl")
+        return _json_lines(portability.records(kbs=[kb]), f"{request.user.name}-{kb.name}.jsonl")
+
+    @extend_schema(
+        request={"application/x-ndjson": OpenApiTypes.STR, "multipart/form-data": ImportFileSerializer},
+        responses={200: ImportedSerializer},
+    )
+    @action(detail=True, methods=["post"], url_path="import", parser_classes=[JSONLinesParser, MultiPartParser])
+    def import_(self, request, name=None):
+        """Import a KB's export (JSON Lines, as the body or as a ``file`` upload) into this KB, all or nothing:
+        a bad line is a 400 naming it. Importing the same file again adds nothing."""
+        kb = active_kb(request, name)
+        text = request.data if isinstance(request.data, str) else _uploaded_text(request)
+        try:
+            added = portability.kb_import(kb=kb, text=text)
+        except portability.ImportRefused as exc:
+            return Response({"detail": str(exc), "line": exc.line}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"kb": kb.name, "added": added})
 
     @extend_schema(request=None, responses=ClearResultSerializer)
     @action(detail=True, methods=["post"])
@@ -251,8 +282,17 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
         )
 
 
+def _uploaded_text(request) -> str:
+    params = ImportFileSerializer(data=request.data)
+    params.is_valid(raise_exception=True)
+    try:
+        return params.validated_data["file"].read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError({"file": [f"JSON Lines must be UTF-8: {exc}"]}) from exc
+
+
 def _json_lines(records, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(endusers.json_lines(records), content_type="application/x-ndjson")
+    response = StreamingHttpResponse(portability.json_lines(records), content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
@@ -299,7 +339,7 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         """Everything held about the end user, as JSON Lines (streamed)."""
         user = self.get_object()
         kbs = list(KnowledgeBase.objects.for_bot(request.user).order_by("name"))
-        return _json_lines(endusers.records(kbs=kbs, end_user=user), "user-export.jsonl")
+        return _json_lines(portability.records(kbs=kbs, end_user=user), "user-export.jsonl")
 
 
 class ContextView(APIView):

@@ -187,7 +187,7 @@ def _graph_grow(
     """The entities the new memories and edges name, and the edges, each anchored to a memory naming its source;
     in the owner's own graph."""
     names = {e for m in memories for e in m.entities} | {n for src, _, dst in edges for n in (src, dst)}
-    entity_map = _upsert_entities(kb, end_user_id, names)
+    entity_map = entities_upsert(kb, end_user_id, names)
     anchor = {e: m for m in memories for e in m.entities}
     Edge.objects.bulk_create(
         [
@@ -252,7 +252,8 @@ def _near_duplicates(
     return {i: pk for i, (similarity, pk) in best.items() if similarity >= threshold}
 
 
-def _upsert_entities(kb: KnowledgeBase, end_user_id: int | None, names: set[str]) -> dict[str, Entity]:
+def entities_upsert(kb: KnowledgeBase, end_user_id: int | None, names: set[str]) -> dict[str, Entity]:
+    """The owner's entities of these names, created where missing (the graph's nodes)."""
     names = {n for n in names if n}
     if not names:
         return {}

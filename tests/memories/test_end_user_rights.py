@@ -102,7 +102,7 @@ def test_export_holds_everything_about_the_user_and_nothing_else(api, two_users)
     assert response.status_code == 200 and response.headers["Content-Type"] == "application/x-ndjson"
     lines = [json.loads(line) for line in response.text.splitlines()]
     kinds = {line["type"] for line in lines}
-    assert kinds == {"user", "session", "turn", "memory", "insight", "document"}
+    assert kinds == {"export", "user", "session", "turn", "memory", "insight", "document"}
     assert MARK[ALICE] in response.text.lower() and MARK[BOB] not in response.text.lower()
     assert "garden club" not in response.text  # shared knowledge is not the user's
     memories = [line for line in lines if line["type"] == "memory"]
