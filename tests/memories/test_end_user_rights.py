@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
 from kbsite.models import EndUser, Erasure
+from memories import ingest
 from memories.models import Insight, Memory
 from tests.conftest import run_queued_tasks
 
@@ -49,6 +51,14 @@ def two_users(api, kb):
             "/api/v1/tools/memory_add/",
             json={"arguments": {"text": f"The user waters the {mark} bushes daily."}, "user_id": user},
         )
+        inbox = kb.inbox_dir / "users" / user
+        inbox.mkdir(parents=True)
+        (inbox / "garden.txt").write_text(f"The {mark} hedge is two metres tall.")
+        (inbox / "broken.pdf").write_text(f"not a pdf about {mark}")
+        (inbox / "waiting.txt").write_text(f"Later: {mark} pie.")
+        for path in inbox.iterdir():
+            os.utime(path, (0, 0) if path.name != "waiting.txt" else None)  # waiting.txt is still being written
+        ingest.inbox_scan()
         run_queued_tasks()
         assert api.post("/api/v1/kbs/notes/archive/", json={"session_id": f"{user}-chat", "keep_recent": 0}).ok
         run_queued_tasks()
@@ -115,11 +125,13 @@ def test_erase_leaves_no_row_and_no_file_with_the_users_text(api, two_users):
     before = traces(MARK[ALICE])
     assert "memories_memory" in before and "memories_message" in before and "knowledge_document" in before
     assert any(key.endswith(".txt") for key in before), before
+    assert any("/processed/users/" in key for key in before) and any("/failed/users/" in key for key in before)
     response = api.delete(f"/api/v1/users/{ALICE}/")
     assert response.status_code == 200, response.text
     erased = response.json()["erased"]
     assert erased["turns"] == 3 and erased["sessions"] == 1 and erased["memories"] >= 4 and erased["files"] == 1
     assert erased["insights"] >= 1 and erased["documents"] >= 3 and erased["ingest_items"] >= 1
+    assert erased["inbox_files"] == 4  # processed, failed with its reason, and one still waiting
     assert traces(MARK[ALICE]) == {}
     assert not EndUser.objects.filter(external_id=ALICE).exists()
     # Bob and the shared knowledge are untouched.
@@ -131,3 +143,16 @@ def test_erase_leaves_no_row_and_no_file_with_the_users_text(api, two_users):
     assert "API key" in audit.erased_by
     assert api.get(f"/api/v1/users/{ALICE}/").status_code == 404
     assert api.delete(f"/api/v1/users/{ALICE}/").status_code == 404
+
+
+def test_erasing_the_user_dot_dot_touches_no_other_folder(api, kb):
+    """ ".." is a valid user_id (the contract's characters), but names no folder: erasing it leaves the KB's inbox,
+    processed and failed files alone."""
+    (kb.inbox_dir / "shared.txt").write_text("The shared inbox file.")
+    (kb.processed_dir / "users" / "bob").mkdir(parents=True)
+    (kb.processed_dir / "users" / "bob" / "done.txt").write_text("Bob's processed file.")
+    assert post(api, "dots", "..", "I like the number two.").status_code == 202
+    response = api.delete("/api/v1/users/%2E%2E/")  # as "..", a client would reach /api/v1/
+    assert response.status_code == 200, response.text
+    assert response.json()["erased"]["turns"] == 1 and response.json()["erased"]["inbox_files"] == 0
+    assert (kb.inbox_dir / "shared.txt").exists() and (kb.processed_dir / "users" / "bob" / "done.txt").exists()

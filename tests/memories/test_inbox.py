@@ -18,6 +18,7 @@ from tests.documents import sample_files
 
 def drop(kb, name: str, data: bytes, age: float = 60.0):
     path = kb.inbox_dir / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     past = time.time() - age
     os.utime(path, (past, past))
@@ -43,6 +44,38 @@ def test_inbox_file_becomes_memories_and_moves_to_processed(kb, transactional_db
     assert [p.name for p in kb.processed_dir.iterdir()] == ["beekeeping.md"]
     assert [p.name for p in kb.inbox_dir.iterdir() if not p.name.startswith(".")] == []
     assert JobRun.objects.get(kind="ingest_file").status == "succeeded"
+
+
+def test_a_file_in_a_users_folder_is_theirs(kb, transactional_db, fake_llm):
+    """inbox/users/<user_id>/ holds an end user's files: their facts are theirs, and the file keeps its place in
+    processed/ and failed/ (a retry finds it there)."""
+    drop(kb, "users/tg:ann/diet.txt", b"Ann is allergic to peanuts and eats no meat.")
+    drop(kb, "users/tg:ann/notes.txt", b"Ann grows tomatoes on her balcony in Porto.")
+    fake_llm.reply_json(
+        {"add": [{"text": "Ann is allergic to peanuts.", "kind": "fact"}], "supersede": [], "edges": []}
+    )
+    fake_llm.reply_status(500).reply_status(500).reply_status(500)  # notes.txt: the LLM is down
+    assert ingest.inbox_scan() == 2
+    run_queued_tasks()
+    memory = Memory.objects.get()
+    assert memory.end_user.external_id == "tg:ann" and memory.source_file == "diet.txt"
+    assert (kb.processed_dir / "users" / "tg:ann" / "diet.txt").exists()
+    assert (kb.failed_dir / "users" / "tg:ann" / "notes.txt.error.txt").exists()
+    failed = JobRun.objects.get(kind="ingest_file", status="failed")
+    fake_llm.reply_json({"add": [{"text": "Ann grows tomatoes.", "kind": "fact"}], "supersede": [], "edges": []})
+    assert job_retry(job=failed) is not None
+    run_queued_tasks()
+    assert Memory.objects.get(text="Ann grows tomatoes.").end_user.external_id == "tg:ann"
+    assert (kb.processed_dir / "users" / "tg:ann" / "notes.txt").exists()
+    assert not list((kb.failed_dir / "users" / "tg:ann").iterdir())
+
+
+def test_a_users_folder_that_names_no_user_id_is_parked(kb, transactional_db):
+    drop(kb, "users/not a user/diary.txt", b"Somebody keeps bees in Porto.")
+    assert ingest.inbox_scan() == 1
+    run_queued_tasks()
+    assert not Memory.objects.exists()
+    assert "does not name a user_id" in (kb.failed_dir / "users" / "not a user" / "diary.txt.error.txt").read_text()
 
 
 def test_a_file_still_being_written_waits(kb, transactional_db):
