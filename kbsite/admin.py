@@ -7,7 +7,7 @@ from django.db.models import Count
 from django.utils.html import format_html
 
 from kbsite.jobs import job_retry
-from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun
+from kbsite.models import ApiKey, Bot, JobRun
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -124,36 +124,3 @@ class JobRunAdmin(admin.ModelAdmin):
     def duration(self, obj):
         ms = obj.duration_ms
         return "-" if ms is None else format_html("{} ms", ms)
-
-
-@admin.register(EndUser)
-class EndUserAdmin(admin.ModelAdmin):
-    """The bots' end users, as the bots name them; their rows are listed on each model's page (search by id)."""
-
-    list_display = ["external_id", "bot", "created_at", "last_seen_at"]
-    list_filter = ["bot"]
-    list_select_related = ["bot"]
-    search_fields = ["external_id"]
-    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at"]
-
-    def has_add_permission(self, request):
-        return False  # a bot names its users; they are not made up here
-
-
-@admin.register(Erasure)
-class ErasureAdmin(admin.ModelAdmin):
-    """Audit records of erased end users: who asked, when, how many rows; the user's id only as its SHA-256."""
-
-    list_display = ["erased_at", "bot", "user_id_sha256", "erased_by", "counts"]
-    list_filter = ["bot"]
-    search_fields = ["user_id_sha256"]
-    readonly_fields = ["bot", "user_id_sha256", "erased_by", "counts", "erased_at"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -58,7 +58,7 @@ class DocumentAdmin(admin.ModelAdmin):
         "kb__bot",
         "kb",
     ]
-    list_select_related = ["kb__bot"]
+    list_select_related = ["kb__bot", "end_user"]
     search_fields = ["slug", "title", "source", "end_user__external_id"]
     raw_id_fields = ["kb", "end_user"]
     readonly_fields = [

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import logging
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
+from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
 from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from kbsite import locks
 from kbsite.locks import Lock
-from kbsite.models import Bot, EndUser, Erasure, KnowledgeBase
+from kbsite.models import Bot, EndUser, Erasure, JobRun, KnowledgeBase
 from knowledge.models import Document
 from memories.ingest.inbox import user_folders
-from memories.models import Entity, IngestItem, Insight, Memory, Message, Session, TermStat
+from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session, TermStat
 from memories.services import kb_term_stats_refresh
 
 logger = logging.getLogger(__name__)
@@ -31,7 +33,6 @@ def _count(queryset: QuerySet, owner: str = "end_user") -> Coalesce:
 def users_with_counts(*, bot: Bot, kb: KnowledgeBase | None = None) -> QuerySet:
     """The bot's end users with their sessions, turns, memories (live and retired), documents and when they were
     last seen; with ``kb``, those holding something in it, counted in it."""
-    scope = {"kb": kb} if kb else {}
     users = EndUser.objects.filter(bot=bot)
     if kb:
         users = users.filter(
@@ -39,6 +40,12 @@ def users_with_counts(*, bot: Bot, kb: KnowledgeBase | None = None) -> QuerySet:
             | Q(pk__in=Memory.objects.filter(kb=kb).values("end_user"))
             | Q(pk__in=Document.objects.filter(kb=kb).values("end_user"))
         )
+    return users_annotated(users, kb=kb).order_by("external_id")
+
+
+def users_annotated(users: QuerySet, kb: KnowledgeBase | None = None) -> QuerySet:
+    """``users`` with their counts (in ``kb`` only, when given), computed for the rows read only."""
+    scope = {"kb": kb} if kb else {}
     return users.annotate(
         n_sessions=_count(Session.objects.filter(**scope)),
         n_turns=_count(Message.objects.filter(**scope), owner="session__end_user"),
@@ -51,52 +58,84 @@ def users_with_counts(*, bot: Bot, kb: KnowledgeBase | None = None) -> QuerySet:
             .annotate(last=Max("created_at"))
             .values("last")
         ),
-    ).order_by("external_id")
+    )
 
 
 # --- Erasure --------------------------------------------------------------------------
 
 
+@dataclass
+class Holdings:
+    """What is held about one end user, as erasure would remove it: rows by kind, and files on disk."""
+
+    rows: dict[str, QuerySet]
+    files: list[Path]  # stored uploads of their documents
+    folders: list[Path]  # their inbox folders
+
+    @classmethod
+    def of(cls, end_user: EndUser) -> Holdings:
+        documents = Document.objects.filter(end_user=end_user)
+        kbs = KnowledgeBase.objects.filter(bot_id=end_user.bot_id).select_related("bot")
+        uploads = documents.filter(metadata__has_key="file").select_related("kb__bot")
+        return cls(
+            rows={
+                "turns": Message.objects.filter(session__end_user=end_user),
+                "sessions": Session.objects.filter(end_user=end_user),
+                # Their own, and any that drew on one of their memories as well as shared ones: removed, not rewritten.
+                "insights": Insight.objects.filter(Q(end_user=end_user) | Q(memories__end_user=end_user)).distinct(),
+                "memories": Memory.objects.filter(end_user=end_user),
+                "edges": Edge.objects.filter(src__end_user=end_user),
+                "entities": Entity.objects.filter(end_user=end_user),
+                "documents": documents,
+                "ingest_items": IngestItem.objects.filter(end_user=end_user),
+                # Their runs' targets name their sessions, documents and inbox files.
+                "job_runs": JobRun.objects.filter(
+                    Q(kb__bot_id=end_user.bot_id, target__contains=f"users/{end_user.external_id}/")
+                    | _runs_of(Session, Session.objects.filter(end_user=end_user))
+                    | _runs_of(Document, documents)
+                    | _runs_of(IngestItem, IngestItem.objects.filter(end_user=end_user))
+                ),
+            },
+            files=[d.kb.folder / d.metadata["file"] for d in uploads],
+            folders=[f for kb in kbs for f in user_folders(kb, end_user.external_id) if f.is_dir()],
+        )
+
+    def counts(self) -> dict[str, int]:
+        counts = {kind: rows.count() for kind, rows in self.rows.items()}
+        counts["files"] = sum(1 for path in self.files if path.is_file())
+        counts["inbox_files"] = sum(1 for folder in self.folders for path in folder.rglob("*") if path.is_file())
+        return counts
+
+
+def _runs_of(model, rows: QuerySet) -> Q:
+    return Q(object_type=ContentType.objects.get_for_model(model), object_id__in=rows.values("pk"))
+
+
 def user_erase(*, end_user: EndUser, erased_by: str) -> dict[str, int]:
-    """Erase everything held about ``end_user`` in every KB of their bot: turns and sessions, memories (retired
-    history too), insights drawn from them, their entities and edges, their documents (archived conversations
-    included) with their files on disk, pending ingest items, their inbox folders (waiting, claimed, processed and
-    failed files); then the user. Keeps an :class:`Erasure` record
-    with who asked, when and the counts, and no content. Returns the counts.
+    """Erase everything held about ``end_user`` in every KB of their bot (:class:`Holdings`): turns and sessions,
+    memories (retired history too), insights drawn from them, their entities and edges, their documents (archived
+    conversations included) with their files on disk, pending ingest items, their inbox folders (waiting, claimed,
+    processed and failed files); then the user. Keeps an :class:`Erasure` record with who asked, when and the
+    counts, and no content. Returns the counts.
 
     Applies of the bot's KBs are held off meanwhile (their write locks), so a running extraction cannot write a
     fact of this user after it: its apply fails on the missing user and nothing is stored.
     """
     bot = end_user.bot
     kbs = list(KnowledgeBase.objects.filter(bot=bot).order_by("pk"))
-    files = []
     with transaction.atomic():
         for kb in kbs:
             locks.hold(Lock.KB_WRITE, kb.pk)
-        documents = Document.objects.filter(end_user=end_user)
-        for document in documents.select_related("kb__bot"):
-            relative = (document.metadata or {}).get("file")
-            if relative:
-                files.append(document.kb.folder / relative)
-        folders = [folder for kb in kbs for folder in user_folders(kb, end_user.external_id) if folder.is_dir()]
-        entities = Entity.objects.filter(end_user=end_user).delete()[1]
-        counts = {
-            "turns": Message.objects.filter(session__end_user=end_user).count(),
-            "sessions": Session.objects.filter(end_user=end_user).delete()[1].get("memories.Session", 0),
-            "insights": Insight.objects.filter(end_user=end_user).delete()[0]
-            + Insight.objects.filter(memories__end_user=end_user).delete()[0],
-            "memories": Memory.objects.filter(end_user=end_user).delete()[1].get("memories.Memory", 0),
-            "entities": entities.get("memories.Entity", 0),
-            "edges": entities.get("memories.Edge", 0),
-            "documents": documents.delete()[1].get("knowledge.Document", 0),
-            "ingest_items": IngestItem.objects.filter(end_user=end_user).delete()[1].get("memories.IngestItem", 0),
-            "files": len(files),
-            "inbox_files": sum(1 for folder in folders for path in folder.rglob("*") if path.is_file()),
-        }
+        holdings = Holdings.of(end_user)
+        counts = holdings.counts()
+        for kind in ("insights", "job_runs"):  # rows that do not name the user themselves
+            holdings.rows[kind].model.objects.filter(
+                pk__in=list(holdings.rows[kind].values_list("pk", flat=True))
+            ).delete()
+        end_user.delete()  # the rest goes with it (every row of theirs names them)
         digest = Erasure.digest(end_user.external_id)
         Erasure.objects.create(bot=bot, user_id_sha256=digest, erased_by=erased_by, counts=counts)
-        end_user.delete()
-        transaction.on_commit(lambda: _files_remove(files, folders))
+        transaction.on_commit(lambda: _files_remove(holdings.files, holdings.folders))
     for kb in kbs:
         if TermStat.objects.filter(kb=kb).exists():  # its word counts held the user's words
             kb_term_stats_refresh(kb=kb)

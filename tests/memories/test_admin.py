@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from kbsite.models import JobRun
+from kbsite.models import EndUser, Erasure, JobRun
 from knowledge.models import Chunk, Document
 from memories.models import Edge, Entity, IngestItem, Memory, Session
 from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
@@ -26,6 +26,8 @@ CHANGELISTS = [
     "memories_entity",
     "memories_edge",
     "kbsite_jobrun",
+    "kbsite_enduser",
+    "kbsite_erasure",
     "memories_ingestitem",
     "knowledge_document",
     "knowledge_chunk",
@@ -36,16 +38,18 @@ def _populate(n: int) -> None:
     for _ in range(n):
         kb = KnowledgeBaseFactory()
         kb.bot.issue_key()
-        message = MessageFactory(session=SessionFactory(kb=kb))
-        memory = MemoryFactory(kb=kb)
+        user = EndUser.objects.seen(kb.bot, f"user-{kb.pk}")
+        Erasure.objects.create(bot=kb.bot, user_id_sha256=Erasure.digest(f"gone-{kb.pk}"), erased_by="test")
+        message = MessageFactory(session=SessionFactory(kb=kb, end_user=user))
+        memory = MemoryFactory(kb=kb, end_user=user)
         memory.source_messages.add(message)
-        InsightFactory(kb=kb, memories=[memory])
+        InsightFactory(kb=kb, memories=[memory], end_user=user)
         a = Entity.objects.create(kb=kb, name=f"a{kb.pk}")
         b = Entity.objects.create(kb=kb, name=f"b{kb.pk}")
         Edge.objects.create(kb=kb, src=a, relation="knows", dst=b, memory=memory)
         JobRun.objects.create(kb=kb, kind="ingest_messages", status="failed", error="boom")
         IngestItem.objects.create(kb=kb, text="some text", source="api")
-        document = Document.objects.create(kb=kb, slug=f"doc-{kb.pk}", title="Doc")
+        document = Document.objects.create(kb=kb, slug=f"doc-{kb.pk}", title="Doc", end_user=user)
         Chunk.objects.create(document=document, kb=kb, ordinal=0, text="chunk text")
 
 

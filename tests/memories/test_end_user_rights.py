@@ -133,6 +133,7 @@ def test_erase_leaves_no_row_and_no_file_with_the_users_text(api, two_users):
     assert erased["insights"] >= 1 and erased["documents"] >= 3 and erased["ingest_items"] >= 1
     assert erased["inbox_files"] == 4  # processed, failed with its reason, and one still waiting
     assert traces(MARK[ALICE]) == {}
+    assert traces(ALICE) == {}  # nor their id: not in a job run's target, not in a folder name
     assert not EndUser.objects.filter(external_id=ALICE).exists()
     # Bob and the shared knowledge are untouched.
     assert "memories_memory" in traces(MARK[BOB]) and any(k.endswith(".txt") for k in traces(MARK[BOB]))

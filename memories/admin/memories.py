@@ -1,160 +1,15 @@
-"""Admin for operators: memories and their provenance, and the knowledge bases' pages.
-
-Curate memories and see what produced them; knowledge bases with their counts and the recall console (registered
-here: their page counts memories and documents). Bots, keys and job runs are in kbsite/admin.py.
-"""
+"""Admin of memories and their provenance, insights, and the entity graph: where operators curate."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count
 from django.shortcuts import redirect
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from kbsite.models import KnowledgeBase
-from memories import selectors
-from memories.consolidation import enqueue_consolidation
-from memories.forms import RecallConsoleForm
-from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
-from memories.recall import recall
+from memories.models import Edge, Entity, Insight, Memory
 from memories.services import memory_add, memory_update
-
-
-@admin.register(KnowledgeBase)
-class KnowledgeBaseAdmin(admin.ModelAdmin):
-    list_display = [
-        "name",
-        "bot",
-        "always_on",
-        "is_active",
-        "consolidate_interval_minutes",
-        "memory_count",
-        "mode_split",
-        "insight_count",
-        "document_count",
-        "pending_messages",
-        "failed_jobs",
-    ]
-    list_filter = ["always_on", "is_active", "bot"]
-    search_fields = ["name", "bot__name", "description"]
-    actions = ["consolidate_now"]
-
-    @admin.action(description="Consolidate now (queue a consolidation run)")
-    def consolidate_now(self, request, queryset):
-        jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
-        self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
-
-    readonly_fields = ["created_at", "updated_at", "folder_path", "vector_search"]
-
-    def get_queryset(self, request):
-        return selectors.kb_list_with_counts()
-
-    @admin.display(description="vector search")
-    def vector_search(self, obj):
-        if obj.vector_index:
-            return "approximate (HNSW index): the KB has outgrown exact search"
-        return f"exact scan of the KB (until it holds {settings.VECTOR_INDEX_MIN_MEMORIES:,} memories)"
-
-    def get_urls(self):
-        return [
-            path("recall/", self.admin_site.admin_view(self.recall_console), name="kbsite_knowledgebase_recall"),
-            *super().get_urls(),
-        ]
-
-    def recall_console(self, request):
-        """Type a query for a KB and see exactly what a bot would get, with scores, signals and sources."""
-        form = RecallConsoleForm(request.GET or None)
-        results, used = None, 0
-        if form.is_valid():
-            data = form.cleaned_data
-            results = recall(
-                kbs=[data["kb"]],
-                query=data["query"],
-                k=data["k"],
-                budget_chars=data.get("budget_chars"),
-                as_of=data.get("as_of"),
-            )
-            used = sum(len(h.text) for h in results)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Recall console",
-            "form": form,
-            "results": results,
-            "used_chars": used,
-            "opts": self.model._meta,
-        }
-        return TemplateResponse(request, "admin/memories/recall_console.html", context)
-
-    @admin.display(description="folder on disk")
-    def folder_path(self, obj):
-        return str(obj.folder) if obj.pk else "-"
-
-    @admin.display(description="Live memories", ordering="memory_count")
-    def memory_count(self, obj):
-        return obj.memory_count
-
-    @admin.display(description="LLM / heuristic")
-    def mode_split(self, obj):
-        return f"{obj.llm_memory_count} / {obj.heuristic_memory_count}"
-
-    @admin.display(description="Insights", ordering="insight_count")
-    def insight_count(self, obj):
-        return obj.insight_count
-
-    @admin.display(description="Documents", ordering="document_count")
-    def document_count(self, obj):
-        return obj.document_count
-
-    @admin.display(description="Unprocessed turns", ordering="pending_messages")
-    def pending_messages(self, obj):
-        return obj.pending_messages
-
-    @admin.display(description="Failed jobs", ordering="failed_jobs")
-    def failed_jobs(self, obj):
-        return obj.failed_jobs
-
-
-@admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "end_user", "kb", "message_count", "extracted_through", "updated_at"]
-    list_filter = [("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
-    list_select_related = ["kb__bot", "end_user"]
-    search_fields = ["external_id", "end_user__external_id"]
-    # claimed_by / claimed_until: the extraction job working on the session's new turns, if any.
-    readonly_fields = [
-        "kb",
-        "end_user",
-        "external_id",
-        "extracted_through",
-        "claimed_by",
-        "claimed_until",
-        "created_at",
-        "updated_at",
-    ]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(_messages=Count("messages"))
-
-    @admin.display(description="Messages", ordering="_messages")
-    def message_count(self, obj):
-        return obj._messages
-
-
-@admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "session", "kb", "role", "speaker", "short_content", "created_at"]
-    list_filter = ["role", "kb__bot", "kb"]
-    list_select_related = ["session", "kb__bot"]
-    search_fields = ["external_id", "speaker", "content", "session__external_id"]
-    readonly_fields = ["kb", "session", "external_id", "role", "speaker", "content", "created_at", "received_at"]
-    date_hierarchy = "created_at"
-
-    @admin.display(description="content")
-    def short_content(self, obj):
-        return obj.content[:100]
 
 
 class RetiredFilter(admin.SimpleListFilter):
@@ -343,8 +198,8 @@ class MemoryAdmin(admin.ModelAdmin):
 class InsightAdmin(admin.ModelAdmin):
     list_display = ["short_text", "kb", "end_user", "mode", "linked_count", "created_at"]
     list_filter = ["mode", ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
-    list_select_related = ["kb__bot"]
-    search_fields = ["text"]
+    list_select_related = ["kb__bot", "end_user"]
+    search_fields = ["text", "end_user__external_id"]
     readonly_fields = ["kb", "end_user", "mode", "job_run", "linked_memories", "created_at", "valid_to"]
     fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to"]
 
@@ -389,26 +244,3 @@ class EdgeAdmin(admin.ModelAdmin):
     search_fields = ["src__name", "dst__name", "relation"]
     raw_id_fields = ["kb", "src", "dst", "memory"]
     readonly_fields = ["created_at"]
-
-
-@admin.register(IngestItem)
-class IngestItemAdmin(admin.ModelAdmin):
-    list_display = ["id", "kind", "kb", "source", "file_name", "status", "progress", "created_at", "processed_at"]
-    list_filter = ["status", "kind", "kb__bot"]
-    list_select_related = ["kb__bot"]
-    search_fields = ["source", "file_name", "text"]
-    readonly_fields = [
-        "kb",
-        "kind",
-        "source",
-        "file_name",
-        "text",
-        "progress",
-        "status",
-        "error",
-        "created_at",
-        "processed_at",
-    ]
-
-    def has_add_permission(self, request):
-        return False

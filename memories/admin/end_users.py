@@ -1,0 +1,137 @@
+"""Admin of the bots' end users: what is held about each (counts, with links to their rows), and their data rights
+for operators: export as JSON Lines, and erasure after a confirmation page listing what will go."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from kbsite.models import EndUser, Erasure, KnowledgeBase
+from memories import endusers, portability
+
+# The changelists of an end user's rows, by what erasure calls them.
+ROW_PAGES = {
+    "sessions": "admin:memories_session_changelist",
+    "memories": "admin:memories_memory_changelist",
+    "insights": "admin:memories_insight_changelist",
+    "documents": "admin:knowledge_document_changelist",
+    "ingest_items": "admin:memories_ingestitem_changelist",
+}
+
+
+@admin.register(EndUser)
+class EndUserAdmin(admin.ModelAdmin):
+    """The bots' end users, as the bots name them (``user_id``), with what is held about each."""
+
+    list_display = ["external_id", "bot", "sessions", "turns", "memories", "documents", "last_seen_at"]
+    list_filter = ["bot"]
+    list_select_related = ["bot"]
+    search_fields = ["external_id"]
+    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at", "held", "rights"]
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        return endusers.users_annotated(super().get_queryset(request))
+
+    def has_add_permission(self, request):
+        return False  # a bot names its users; they are not made up here
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # erasure (below) removes their rows and files and keeps an audit record; a delete would not
+
+    @admin.display(description="sessions", ordering="n_sessions")
+    def sessions(self, obj):
+        return obj.n_sessions
+
+    @admin.display(description="turns", ordering="n_turns")
+    def turns(self, obj):
+        return obj.n_turns
+
+    @admin.display(description="memories", ordering="n_memories")
+    def memories(self, obj):
+        return obj.n_memories
+
+    @admin.display(description="documents", ordering="n_documents")
+    def documents(self, obj):
+        return obj.n_documents
+
+    @admin.display(description="held about them")
+    def held(self, obj):
+        counts = endusers.Holdings.of(obj).counts()
+        rows = [
+            format_html('<a href="{}?end_user__id__exact={}">{} {}</a>', reverse(ROW_PAGES[kind]), obj.pk, n, kind)
+            if kind in ROW_PAGES
+            else format_html("{} {}", n, kind.replace("_", " "))
+            for kind, n in counts.items()
+        ]
+        return format_html_join(", ", "{}", ((row,) for row in rows))
+
+    @admin.display(description="data rights")
+    def rights(self, obj):
+        return format_html(
+            '<a class="button" href="{}">Export (JSON Lines)</a> &nbsp; <a class="button" href="{}">Erase…</a>',
+            reverse("admin:kbsite_enduser_export", args=[obj.pk]),
+            reverse("admin:kbsite_enduser_erase", args=[obj.pk]),
+        )
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:pk>/export/", view(self.export_view), name="kbsite_enduser_export"),
+            path("<int:pk>/erase/", view(self.erase_view), name="kbsite_enduser_erase"),
+            *super().get_urls(),
+        ]
+
+    def export_view(self, request, pk: int):
+        """Everything held about the user, as JSON Lines (the API's export)."""
+        user = get_object_or_404(self.get_queryset(request), pk=pk)
+        kbs = list(KnowledgeBase.objects.filter(bot=user.bot).order_by("name"))
+        response = StreamingHttpResponse(
+            portability.json_lines(portability.records(kbs=kbs, end_user=user)), content_type="application/x-ndjson"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{user.bot.name}-user-{user.pk}.jsonl"'
+        return response
+
+    def erase_view(self, request, pk: int):
+        """A page listing what erasure will remove; erasing on its confirmation."""
+        user = get_object_or_404(self.get_queryset(request), pk=pk)
+        if not self.has_change_permission(request, user):
+            return redirect("admin:kbsite_enduser_change", pk)
+        if request.method == "POST" and request.POST.get("confirm") == "yes":
+            counts = endusers.user_erase(end_user=user, erased_by=f"operator {request.user.get_username()!r}")
+            removed = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n)
+            self.message_user(request, f"End user {user.external_id} erased: {removed or 'nothing was held'}.")
+            return redirect("admin:kbsite_enduser_changelist")
+        holdings = endusers.Holdings.of(user)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Erase end user {user.external_id}?",
+            "opts": self.model._meta,
+            "end_user": user,
+            "counts": {kind.replace("_", " "): n for kind, n in holdings.counts().items()},
+            "folders": holdings.folders,
+        }
+        return TemplateResponse(request, "admin/kbsite/enduser/erase_confirmation.html", context)
+
+
+@admin.register(Erasure)
+class ErasureAdmin(admin.ModelAdmin):
+    """Audit records of erased end users: who asked, when, how many rows; the user's id only as its SHA-256."""
+
+    list_display = ["erased_at", "bot", "user_id_sha256", "erased_by", "counts"]
+    list_filter = ["bot"]
+    search_fields = ["user_id_sha256"]
+    readonly_fields = ["bot", "user_id_sha256", "erased_by", "counts", "erased_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,111 @@
+"""Admin of knowledge bases (registered here: their page counts memories and documents) and the recall console."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import admin
+from django.template.response import TemplateResponse
+from django.urls import path
+
+from kbsite.models import EndUser, KnowledgeBase
+from memories import selectors
+from memories.consolidation import enqueue_consolidation
+from memories.forms import RecallConsoleForm
+from memories.recall import recall
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "bot",
+        "always_on",
+        "is_active",
+        "consolidate_interval_minutes",
+        "memory_count",
+        "mode_split",
+        "insight_count",
+        "document_count",
+        "pending_messages",
+        "failed_jobs",
+    ]
+    list_filter = ["always_on", "is_active", "bot"]
+    search_fields = ["name", "bot__name", "description"]
+    actions = ["consolidate_now"]
+
+    @admin.action(description="Consolidate now (queue a consolidation run)")
+    def consolidate_now(self, request, queryset):
+        jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
+        self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
+
+    readonly_fields = ["created_at", "updated_at", "folder_path", "vector_search"]
+
+    def get_queryset(self, request):
+        return selectors.kb_list_with_counts()
+
+    @admin.display(description="vector search")
+    def vector_search(self, obj):
+        if obj.vector_index:
+            return "approximate (HNSW index): the KB has outgrown exact search"
+        return f"exact scan of the KB (until it holds {settings.VECTOR_INDEX_MIN_MEMORIES:,} memories)"
+
+    def get_urls(self):
+        return [
+            path("recall/", self.admin_site.admin_view(self.recall_console), name="kbsite_knowledgebase_recall"),
+            *super().get_urls(),
+        ]
+
+    def recall_console(self, request):
+        """Type a query for a KB (and an end user) and see exactly what a bot would get, with scores, signals and
+        sources."""
+        form = RecallConsoleForm(request.GET or None)
+        results, used = None, 0
+        if form.is_valid():
+            data = form.cleaned_data
+            end_user = EndUser.objects.named(data["kb"].bot, data.get("user_id"))
+            results = recall(
+                end_user_id=end_user.pk if end_user else None,
+                kbs=[data["kb"]],
+                query=data["query"],
+                k=data["k"],
+                budget_chars=data.get("budget_chars"),
+                as_of=data.get("as_of"),
+            )
+            used = sum(len(h.text) for h in results)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Recall console",
+            "form": form,
+            "results": results,
+            "used_chars": used,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/memories/recall_console.html", context)
+
+    @admin.display(description="folder on disk")
+    def folder_path(self, obj):
+        return str(obj.folder) if obj.pk else "-"
+
+    @admin.display(description="Live memories", ordering="memory_count")
+    def memory_count(self, obj):
+        return obj.memory_count
+
+    @admin.display(description="LLM / heuristic")
+    def mode_split(self, obj):
+        return f"{obj.llm_memory_count} / {obj.heuristic_memory_count}"
+
+    @admin.display(description="Insights", ordering="insight_count")
+    def insight_count(self, obj):
+        return obj.insight_count
+
+    @admin.display(description="Documents", ordering="document_count")
+    def document_count(self, obj):
+        return obj.document_count
+
+    @admin.display(description="Unprocessed turns", ordering="pending_messages")
+    def pending_messages(self, obj):
+        return obj.pending_messages
+
+    @admin.display(description="Failed jobs", ordering="failed_jobs")
+    def failed_jobs(self, obj):
+        return obj.failed_jobs

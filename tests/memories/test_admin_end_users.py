@@ -1,0 +1,100 @@
+"""Operators and end users: the end-users pages with what is held about each, export, erasure after a confirmation
+page, and the recall console answering as a bot would for one user."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from kbsite.models import EndUser, Erasure
+from memories.models import Memory, Session
+from tests.factories import KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def held():
+    """Ann and Ben of one bot, each with a session, a turn and a memory; and a shared memory."""
+    kb = KnowledgeBaseFactory(name="notes")
+    users = {}
+    for name, city in (("ann", "Lisbon"), ("ben", "Oslo")):
+        user = EndUser.objects.seen(kb.bot, name)
+        MessageFactory(
+            session=SessionFactory(kb=kb, end_user=user, external_id=f"{name}-chat"), content=f"I live in {city}."
+        )
+        MemoryFactory(kb=kb, end_user=user, text=f"{name.title()} lives in {city}.")
+        users[name] = user
+    MemoryFactory(kb=kb, text="The office manager lives in Porto.")
+    return kb, users
+
+
+def test_the_end_users_list_shows_what_is_held(admin_client, held):
+    page = admin_client.get(reverse("admin:kbsite_enduser_changelist")).content.decode()
+    assert "ann" in page and "ben" in page
+    _, users = held
+    change = admin_client.get(reverse("admin:kbsite_enduser_change", args=[users["ann"].pk])).content.decode()
+    assert "1 memories" in change and "1 turns" in change and "1 sessions" in change
+    # The counts link to the user's rows, and the link filters to them.
+    memories = admin_client.get(reverse("admin:memories_memory_changelist"), {"end_user__id__exact": users["ann"].pk})
+    assert memories.status_code == 200
+    text = memories.content.decode()
+    assert "Ann lives in Lisbon." in text and "Ben lives" not in text and "Porto" not in text
+
+
+def test_export_downloads_everything_about_one_user(admin_client, held):
+    _, users = held
+    response = admin_client.get(reverse("admin:kbsite_enduser_export", args=[users["ann"].pk]))
+    assert response.status_code == 200 and response["Content-Type"] == "application/x-ndjson"
+    body = b"".join(response.streaming_content).decode()
+    lines = [json.loads(line) for line in body.splitlines()]
+    assert {line["type"] for line in lines} >= {"export", "user", "session", "turn", "memory"}
+    assert "Lisbon" in body and "Oslo" not in body and "Porto" not in body
+
+
+def test_erase_asks_first_then_erases_with_an_audit_record(admin_client, held):
+    _, users = held
+    url = reverse("admin:kbsite_enduser_erase", args=[users["ann"].pk])
+    confirmation = admin_client.get(url)
+    assert confirmation.status_code == 200
+    page = confirmation.content.decode()
+    assert "1 memories" in page and "1 turns" in page and "Yes, erase ann" in page
+    assert EndUser.objects.filter(external_id="ann").exists()  # looking is not erasing
+    response = admin_client.post(url, {"confirm": "yes"})
+    assert response.status_code == 302
+    assert not EndUser.objects.filter(external_id="ann").exists()
+    assert not Memory.objects.filter(text__contains="Lisbon").exists()
+    assert not Session.objects.filter(external_id="ann-chat").exists()
+    assert (
+        Memory.objects.filter(text__contains="Oslo").exists() and Memory.objects.filter(text__contains="Porto").exists()
+    )
+    audit = Erasure.objects.get()
+    assert (
+        audit.user_id_sha256 == Erasure.digest("ann") and "admin" in audit.erased_by and audit.counts["memories"] == 1
+    )
+
+
+def test_the_plain_delete_is_not_offered(admin_client, held):
+    """A delete would leave files behind and keep no audit record: the admin offers erasure instead."""
+    _, users = held
+    assert admin_client.get(reverse("admin:kbsite_enduser_delete", args=[users["ann"].pk])).status_code == 403
+    page = admin_client.get(reverse("admin:kbsite_enduser_changelist")).content.decode()
+    assert "delete_selected" not in page
+
+
+def test_the_recall_console_recalls_for_one_user(admin_client, held):
+    kb, _ = held
+    url = reverse("admin:kbsite_knowledgebase_recall")
+
+    def recalled(**extra):
+        response = admin_client.get(url, {"kb": kb.pk, "query": "who lives where", "k": 10, **extra})
+        assert response.status_code == 200
+        return response.content.decode()
+
+    for_ann = recalled(user_id="ann")
+    assert "Ann lives in Lisbon." in for_ann and "Porto" in for_ann and "Oslo" not in for_ann
+    shared = recalled()
+    assert "Porto" in shared and "Lisbon" not in shared and "Oslo" not in shared
+    assert "user_id is 1-200 characters" in recalled(user_id="no spaces please")
