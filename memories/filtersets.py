@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC
-
 import django_filters
 from django.contrib.postgres.search import SearchQuery
 
 from kbsite.ai.fulltext import FTS_CONFIG
-from memories.models import Memory
+from kbsite.filtersets import OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFilter
+from memories.models import Insight, Memory
 
 
-class StrictBooleanFilter(django_filters.TypedChoiceFilter):
-    """true/false only: an unrecognised value is a 400, not silently ignored."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("choices", [("true", "true"), ("false", "false")])
-        kwargs.setdefault("coerce", lambda value: value == "true")
-        super().__init__(*args, **kwargs)
-
-
-class UtcDateTimeFilter(django_filters.IsoDateTimeFilter):
-    """An ISO 8601 moment, compared in UTC: any offset Python reads (up to a day) works, where PostgreSQL refuses
-    those past 15:59."""
-
-    def filter(self, qs, value):
-        return super().filter(qs, value.astimezone(UTC) if value is not None and value.tzinfo else value)
-
-
-class MemoryFilterSet(django_filters.FilterSet):
+class MemoryFilterSet(OwnedFilterSet):
     status = django_filters.ChoiceFilter(
         choices=[("live", "live"), ("retired", "retired"), ("all", "all")],
         method="filter_status",
@@ -73,3 +55,9 @@ class MemoryFilterSet(django_filters.FilterSet):
 
     def filter_q(self, queryset, name, value):
         return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config=FTS_CONFIG))
+
+
+class InsightFilterSet(OwnedFilterSet):
+    class Meta:
+        model = Insight
+        fields = []

@@ -12,11 +12,19 @@ from knowledge.models import Document
 
 class DocumentSerializer(serializers.ModelSerializer):
     chunk_count = serializers.IntegerField(read_only=True)
+    user_id = serializers.SlugRelatedField(
+        source="end_user",
+        slug_field="external_id",
+        read_only=True,
+        allow_null=True,
+        help_text="Whose document it is; null: shared.",
+    )
 
     class Meta:
         model = Document
         fields = [
             "slug",
+            "user_id",
             "title",
             "doc_type",
             "namespace",

@@ -24,6 +24,7 @@ from knowledge.api.serializers import (
     DocumentUploadSerializer,
     DocumentWriteSerializer,
 )
+from knowledge.filtersets import DocumentFilterSet
 from knowledge.models import SLUG_RE, Document
 from knowledge.search import chunks_search
 
@@ -42,13 +43,17 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
 
     lookup_field = "slug"
     lookup_value_regex = "[^/]+"
-    filterset_fields = ["doc_type", "namespace", "status"]
+    filterset_class = DocumentFilterSet
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Document.objects.none()
         return (
-            Document.objects.present().filter(kb=self.get_kb()).annotate(chunk_count=Count("chunks")).order_by("slug")
+            Document.objects.present()
+            .filter(kb=self.get_kb())
+            .select_related("end_user")
+            .annotate(chunk_count=Count("chunks"))
+            .order_by("slug")
         )
 
     def get_serializer_class(self):

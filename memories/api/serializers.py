@@ -76,6 +76,13 @@ class MemorySourceSerializer(serializers.Serializer):
 
 
 class MemorySerializer(serializers.ModelSerializer):
+    user_id = serializers.SlugRelatedField(
+        source="end_user",
+        slug_field="external_id",
+        read_only=True,
+        allow_null=True,
+        help_text="Whose fact it is; null: shared.",
+    )
     live = serializers.BooleanField(source="is_live", read_only=True)
     sources = serializers.SerializerMethodField()
     entities = serializers.ListField(child=serializers.CharField(max_length=200), max_length=50, required=False)
@@ -86,6 +93,7 @@ class MemorySerializer(serializers.ModelSerializer):
         model = Memory
         fields = [
             "id",
+            "user_id",
             "text",
             "kind",
             "entities",
@@ -135,11 +143,18 @@ class RetireSerializer(serializers.Serializer):
 
 
 class InsightSerializer(serializers.ModelSerializer):
+    user_id = serializers.SlugRelatedField(
+        source="end_user",
+        slug_field="external_id",
+        read_only=True,
+        allow_null=True,
+        help_text="Whose memories it links; null: shared.",
+    )
     memory_ids = serializers.SerializerMethodField()
 
     class Meta:
         model = Insight
-        fields = ["id", "text", "mode", "memory_ids", "created_at"]
+        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_memory_ids(self, insight: Insight) -> list[int]:

@@ -60,7 +60,7 @@ from memories.api.serializers import (
     ToolListSerializer,
     ToolResultSerializer,
 )
-from memories.filtersets import MemoryFilterSet
+from memories.filtersets import InsightFilterSet, MemoryFilterSet
 from memories.models import Insight, Memory, Message, Session
 
 
@@ -239,7 +239,7 @@ class MemoryViewSet(
             return Memory.objects.none()
         return (
             Memory.objects.filter(kb=self.get_kb())
-            .select_related("source_chunk__document")
+            .select_related("source_chunk__document", "end_user")
             .prefetch_related(Prefetch("source_messages", queryset=Message.objects.select_related("session")))
             .order_by("-created_at", "-id")
         )
@@ -270,6 +270,7 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
     """Insights of one KB, with the ids of the memories each one links."""
 
     serializer_class = InsightSerializer
+    filterset_class = InsightFilterSet
     lookup_value_regex = "[0-9]+"
 
     def get_queryset(self):
@@ -277,6 +278,7 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
             return Insight.objects.none()
         return (
             Insight.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
+            .select_related("end_user")
             .prefetch_related(Prefetch("memories", queryset=Memory.objects.only("id")))
             .order_by("-created_at", "-id")
         )

@@ -192,3 +192,18 @@ def test_consolidation_never_links_two_users(api, kb):
     for insight in insights:
         owners = {m.end_user_id for m in insight.memories.all()}
         assert owners == {insight.end_user_id}
+
+
+def test_lists_show_and_filter_the_owner(api, populated):
+    memories = api.get("/api/v1/kbs/notes/memories/").json()["results"]
+    owners = {m["user_id"] for m in memories}
+    assert owners == {ALICE, BOB, None}
+    only_alice = api.get("/api/v1/kbs/notes/memories/", params={"user_id": ALICE}).json()["results"]
+    assert only_alice and all(m["user_id"] == ALICE and "Berlin" not in m["text"] for m in only_alice)
+    shared = api.get("/api/v1/kbs/notes/memories/", params={"shared": "true"}).json()["results"]
+    assert shared and all(m["user_id"] is None for m in shared)
+    assert api.get("/api/v1/kbs/notes/memories/", params={"shared": "maybe"}).status_code == 400
+    api.post("/api/v1/kbs/notes/documents/", json={"content": "Bob's notes.", "slug": "bob-notes", "user_id": BOB})
+    documents = api.get("/api/v1/kbs/notes/documents/", params={"user_id": BOB}).json()["results"]
+    assert [(d["slug"], d["user_id"]) for d in documents] == [("bob-notes", BOB)]
+    assert api.get("/api/v1/kbs/notes/insights/", params={"shared": "false"}).status_code == 200

@@ -1,0 +1,12 @@
+"""Filters for the document API."""
+
+from __future__ import annotations
+
+from kbsite.filtersets import OwnedFilterSet
+from knowledge.models import Document
+
+
+class DocumentFilterSet(OwnedFilterSet):
+    class Meta:
+        model = Document
+        fields = ["doc_type", "namespace", "status"]
