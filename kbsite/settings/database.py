@@ -22,4 +22,16 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # A unix-socket URL (?host=/path) arrives as an option; Django expects it as HOST.
 if "host" in DATABASES["default"].get("OPTIONS", {}):
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")
+# The memories live in RAM or on SSD. Priced as a spinning disk (PostgreSQL's default, 4), a few hundred index
+# reads look dearer than a scan of the whole table, and recall for an end user ("theirs or shared", a condition
+# the planner cannot estimate) read the table from end to end. 1.1 is PostgreSQL's own advice for SSD; empty: the
+# server's setting.
+DB_RANDOM_PAGE_COST = env_str("DB_RANDOM_PAGE_COST", "1.1")
+if DB_RANDOM_PAGE_COST:
+    try:
+        float(DB_RANDOM_PAGE_COST)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DB_RANDOM_PAGE_COST must be a number, not {DB_RANDOM_PAGE_COST!r}") from exc
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options["options"] = f"{options.get('options', '')} -c random_page_cost={DB_RANDOM_PAGE_COST}".strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

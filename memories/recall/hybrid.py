@@ -81,7 +81,7 @@ def _tables(scope: Scope, memories: bool, insights: bool) -> tuple[Table, ...]:
     """The tables searched, their scope compiled to SQL once per scope in this process (it took a third of a
     millisecond, a tenth of a small KB's recall)."""
     tables = [Table.of(scope.memories(), "memory")] if memories else []
-    return tuple(tables + ([Table.of(scope.insights(), "insight")] if insights else []))
+    return tuple(tables + ([Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []))
 
 
 def _direct(kbs, tables: tuple[Table, ...], query: str, embedding, query_vector) -> tuple[Fusion, dict]:

@@ -53,11 +53,14 @@ class Table:
     where: str
     params: tuple
     in_index: str
+    exact: bool = True  # whether rows outside the index may be in scope
 
     @classmethod
-    def of(cls, queryset: QuerySet, type_: str) -> Table:
+    def of(cls, queryset: QuerySet, type_: str, end_user_id: int | None = None) -> Table:
         query = queryset.query
         where, params = query.get_compiler(connection=connection).compile(query.where)
         name = queryset.model._meta.db_table
-        in_index = f"{name}.in_vector_index" if type_ == "memory" else f"{name}.end_user_id IS NULL"
-        return cls(name=name, type=type_, where=where, params=tuple(params), in_index=in_index)
+        if type_ == "memory":
+            return cls(name, type_, where, tuple(params), in_index=f"{name}.in_vector_index")
+        # The index holds every shared insight: with no end user in scope, it holds all there is to find.
+        return cls(name, type_, where, tuple(params), in_index=f"{name}.end_user_id IS NULL", exact=bool(end_user_id))

@@ -29,9 +29,11 @@ def vector_ranked(
     exactly; the index is searched for memories only when ``indexed``, i.e. when a KB in scope has outgrown exact
     search, and always for shared insights."""
     with connection.cursor() as cursor:
-        exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}")
-        cursor.execute(exact, [vector, *table.params, vector, limit])
-        rows = cursor.fetchall()
+        rows = []
+        if table.exact:
+            exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}")
+            cursor.execute(exact, [vector, *table.params, vector, limit])
+            rows = cursor.fetchall()
         if indexed or table.type == "insight":
             in_index = f"{table.in_index} AND {table.where}"  # the rows the partial index holds
             rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)

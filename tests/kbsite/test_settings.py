@@ -46,3 +46,19 @@ def test_a_secret_key_is_required_once_var_has_none(tmp_path):
     """Without SECRET_KEY and without the key a process start generates, the settings say so."""
     result = _import_settings(tmp_path, SECRET_KEY="", DATABASE_URL="postgresql://kb@db/x")
     assert result.returncode != 0 and "SECRET_KEY is empty" in result.stderr
+
+
+def test_the_random_page_cost_is_set_on_every_connection(transactional_db):
+    """Recall's plans depend on it: an end user's scope was read by a full table scan at PostgreSQL's default."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW random_page_cost")
+        assert cursor.fetchone()[0] == "1.1"
+
+
+def test_a_bad_random_page_cost_stops_the_start(tmp_path):
+    result = _import_settings(
+        tmp_path, SECRET_KEY="s" * 50, DATABASE_URL="postgresql://kb@db/x", DB_RANDOM_PAGE_COST="fast"
+    )
+    assert result.returncode != 0 and "DB_RANDOM_PAGE_COST must be a number, not 'fast'" in result.stderr
