@@ -18,8 +18,7 @@ from kbsite.locks import Lock
 from kbsite.models import Bot, EndUser, Erasure, JobRun, KnowledgeBase
 from knowledge.models import Document
 from memories.ingest.inbox import user_folders
-from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session, TermStat
-from memories.services import kb_term_stats_refresh
+from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
 
 logger = logging.getLogger(__name__)
 
@@ -136,9 +135,6 @@ def user_erase(*, end_user: EndUser, erased_by: str) -> dict[str, int]:
         digest = Erasure.digest(end_user.external_id)
         Erasure.objects.create(bot=bot, user_id_sha256=digest, erased_by=erased_by, counts=counts)
         transaction.on_commit(lambda: _files_remove(holdings.files, holdings.folders))
-    for kb in kbs:
-        if TermStat.objects.filter(kb=kb).exists():  # its word counts held the user's words
-            kb_term_stats_refresh(kb=kb)
     logger.info("erased an end user of %s: %s", bot, counts)
     return counts
 

@@ -159,11 +159,18 @@ TERM_STATS_DRIFT = 0.1
 
 
 def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
-    """Count in how many live memories each word of the KB occurs (one pass of ``ts_stat``). Returns the words."""
+    """Count in how many live shared memories each word of the KB occurs (one pass of ``ts_stat``). Returns the
+    words.
+
+    End users' memories are left out: they hold nobody else's words, an end user's recall counts the words of
+    their own few rows where the statistics do not know them, and an erasure leaves nothing of the user here."""
     kb_id = int(kb.pk)  # ts_stat takes its query as text: only an integer goes into it
     with transaction.atomic():
         with connection.cursor() as cursor:
-            cursor.execute("SELECT count(*) FROM memories_memory WHERE kb_id = %s AND valid_to IS NULL", [kb_id])
+            cursor.execute(
+                "SELECT count(*) FROM memories_memory WHERE kb_id = %s AND end_user_id IS NULL AND valid_to IS NULL",
+                [kb_id],
+            )
             live = cursor.fetchone()[0]
             TermStat.objects.filter(kb_id=kb_id).delete()
             cursor.execute(
@@ -172,7 +179,7 @@ def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
                 [
                     kb_id,
                     "SELECT search_vector FROM memories_memory "
-                    f"WHERE kb_id = {kb_id} AND valid_to IS NULL AND NOT quarantined",
+                    f"WHERE kb_id = {kb_id} AND end_user_id IS NULL AND valid_to IS NULL AND NOT quarantined",
                 ],
             )
             words = cursor.rowcount
@@ -182,8 +189,9 @@ def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
 
 
 def kb_term_stats_refresh_if_due(*, kb: KnowledgeBase) -> bool:
-    """Refresh a large KB's word statistics when it has grown or shrunk enough since the last count."""
-    live = Memory.objects.filter(kb=kb, valid_to__isnull=True).count()
+    """Refresh a large KB's word statistics (of its shared memories) when they have grown or shrunk enough since
+    the last count."""
+    live = Memory.objects.filter(kb=kb, end_user__isnull=True, valid_to__isnull=True).count()
     kept = KnowledgeBase.objects.filter(pk=kb.pk).values_list("term_stats_memories", flat=True).first() or 0
     if live < TERM_STATS_MIN_MEMORIES:
         if kept:  # shrunk below the threshold (e.g. cleared): counting at query time is right again

@@ -243,6 +243,17 @@ def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
     hits = recall_service.recall(kbs=[kb], query="okapi", k=5, query_vector=no_vectors)
     assert hits[0].id == okapi.pk and hits[0].signals == ["fts"]
 
+    # End users' memories are not counted: their words stay theirs, and their recall still finds them.
+    from kbsite.models import EndUser
+
+    ann = EndUser.objects.seen(kb.bot, "ann")
+    quokka = Memory.objects.create(kb=kb, end_user=ann, text="Ann has a quokka.", content_hash="quokka")
+    services.kb_term_stats_refresh(kb=kb)
+    assert "quokka" not in set(TermStat.objects.filter(kb=kb).values_list("term", flat=True))
+    assert KnowledgeBase.objects.get(pk=kb.pk).term_stats_memories == 32  # the shared ones, okapi included
+    hits = recall_service.recall(kbs=[kb], query="quokka", k=5, query_vector=no_vectors, end_user_id=ann.pk)
+    assert hits[0].id == quokka.pk
+
     services.kb_clear(kb=kb)
     assert not TermStat.objects.filter(kb=kb).exists()
     assert KnowledgeBase.objects.get(pk=kb.pk).term_stats_memories == 0
