@@ -78,6 +78,7 @@ def _load(kb_ids: list[int]) -> float:
                     copy.write_row(
                         [
                             kb,
+                            None,  # shared memories, of no end user
                             text,
                             "fact",
                             [speakers[i].lower()],

@@ -194,7 +194,9 @@ class KnowledgeBase(models.Model):
 class EndUserQuerySet(models.QuerySet):
     def named(self, bot: Bot, user_id: str | None) -> EndUser | None:
         """The bot's end user ``user_id`` (None for none given, or one that holds nothing yet)."""
-        return self.filter(bot=bot, external_id=user_id).first() if user_id else None
+        if not user_id:
+            return None
+        return next(iter(self.filter(bot=bot, external_id=user_id).order_by()[:1]), None)  # unique: no sort
 
     def seen(self, bot: Bot, user_id: str | None) -> EndUser | None:
         """The bot's end user ``user_id``, created when first named, with ``last_seen_at`` moved to now."""

@@ -26,7 +26,8 @@ class BotKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, plain = header.partition(" ")
         if scheme.lower() != self.keyword.lower() or not plain.strip():
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Bearer <api key>'.")
-        key = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain.strip())).first()
+        found = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain.strip()))
+        key = next(iter(found.order_by()[:1]), None)  # the hash is unique: nothing to sort
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
         now = timezone.now()

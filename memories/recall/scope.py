@@ -10,7 +10,7 @@ the product uses (``live``, ``as_of``), so the rule for what a recall may return
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import connection
@@ -54,6 +54,13 @@ class Table:
     params: tuple
     in_index: str
     exact: bool = True  # whether rows outside the index may be in scope
+
+    def for_user(self, slot: int, end_user_id: int) -> Table:
+        """This table with the end user's id where its scope was compiled with the stand-in ``slot``."""
+        params = tuple(end_user_id if isinstance(p, int) and p == slot else p for p in self.params)
+        if params == self.params:
+            raise ValueError("the scope was not compiled for an end user")
+        return replace(self, params=params)
 
     @classmethod
     def of(cls, queryset: QuerySet, type_: str, end_user_id: int | None = None) -> Table:
