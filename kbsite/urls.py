@@ -6,6 +6,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 api_v1 = [
+    path("", include("kbsite.api.urls")),
     path("", include("memories.api.urls")),
     path("", include("knowledge.api.urls")),
 ]

@@ -1,0 +1,44 @@
+"""Serializers of the base app's own API: job runs."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from kbsite.models import JobRun
+
+
+class JobRunSerializer(serializers.ModelSerializer):
+    kb = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    mode = serializers.CharField(read_only=True, help_text="llm, heuristic or manual; empty until the job has run.")
+
+    class Meta:
+        model = JobRun
+        fields = [
+            "id",
+            "kb",
+            "kind",
+            "status",
+            "target",
+            "mode",
+            "tries",
+            "attempts",
+            "retry_at",
+            "items_read",
+            "facts_added",
+            "facts_superseded",
+            "facts_skipped",
+            "facts_quarantined",
+            "tokens_in",
+            "tokens_out",
+            "error",
+            "detail",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class JobRetriedSerializer(serializers.Serializer):
+    retried = serializers.IntegerField(help_text="The failed run, now history ('retried').")
+    job = JobRunSerializer(help_text="The run that takes its input up.")
