@@ -1,8 +1,37 @@
-"""ASGI entry point."""
+"""ASGI entry point (``manage.py serve`` runs it under gunicorn with uvicorn workers; see kbsite.serving).
+
+``/mcp`` (and ``/mcp/``) goes to the MCP server, which also gets the server's lifespan (its SDK keeps a task group);
+everything else to Django, whose sync views each run in a thread of their own while the chat proxy's async views
+stream on the event loop.
+"""
+
+import os
 
 from django.core.asgi import get_asgi_application
 
 from kbsite import boot
 
+# As in kbsite.wsgi: a web process embeds one short query at a time, beside its own database work.
+os.environ.setdefault("EMBEDDING_THREADS", "1")
 boot.prepare()
-application = get_asgi_application()
+django_application = get_asgi_application()
+
+from kbsite.serving import warm_up_in_background  # noqa: E402 - after Django is set up
+from memories.mcp.app import PATH as MCP_PATH  # noqa: E402
+from memories.mcp.app import mcp_application  # noqa: E402
+
+
+def build_application():
+    """The project's ASGI application, with an MCP server of its own (the SDK's runs once per server start)."""
+    mcp = mcp_application()
+
+    async def application(scope, receive, send):
+        if scope["type"] == "lifespan" or (scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH):
+            return await mcp(scope, receive, send)
+        return await django_application(scope, receive, send)
+
+    return application
+
+
+application = build_application()
+warming = warm_up_in_background()

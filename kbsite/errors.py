@@ -1,29 +1,28 @@
-"""Django's error pages for what no view answered (an unknown URL, a bad Host header, a crash): JSON under /api/,
-the usual pages elsewhere (the admin)."""
+"""Django's error pages for what no view answered (an unknown URL, a bad Host header, a crash): JSON under /api/
+(OpenAI's error shape under the chat proxy's /openai/), the usual pages elsewhere (the admin)."""
 
 from __future__ import annotations
 
-from django.http import JsonResponse
 from django.views import defaults
 
-API_PREFIX = "/api/"
+from kbsite.middleware import API_PREFIX, PROXY_PREFIX, error_json
+
+JSON_PREFIXES = (API_PREFIX, PROXY_PREFIX)
 
 
 def bad_request(request, exception=None):
-    if request.path.startswith(API_PREFIX):
-        return JsonResponse({"detail": "Bad request (check the Host header and the URL)."}, status=400)
+    if request.path.startswith(JSON_PREFIXES):
+        return error_json(request, 400, "Bad request (check the Host header and the URL).")
     return defaults.bad_request(request, exception)
 
 
 def page_not_found(request, exception=None):
-    if request.path.startswith(API_PREFIX):
-        return JsonResponse(
-            {"detail": f"No API endpoint at {request.path}; the endpoints are listed at /api/docs/."}, status=404
-        )
+    if request.path.startswith(JSON_PREFIXES):
+        return error_json(request, 404, f"No API endpoint at {request.path}; the endpoints are listed at /api/docs/.")
     return defaults.page_not_found(request, exception)
 
 
 def server_error(request):
-    if request.path.startswith(API_PREFIX):
-        return JsonResponse({"detail": "Server error; it has been logged."}, status=500)
+    if request.path.startswith(JSON_PREFIXES):
+        return error_json(request, 500, "Server error; it has been logged.")
     return defaults.server_error(request)

@@ -17,7 +17,8 @@ from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
-from django.db import models
+from django.db import models, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 NAME_RE = r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$"
@@ -126,6 +127,12 @@ class KnowledgeBase(models.Model):
         default=30, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
     )
     is_active = models.BooleanField(default=True)
+    records_chat = models.BooleanField(
+        "records chat",
+        default=False,
+        help_text="The bot's chat proxy (/openai/v1/) records the turns of a request that names no KB here; one KB "
+        "of a bot at most.",
+    )
     # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
     term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
     vector_index = models.BooleanField(
@@ -142,14 +149,22 @@ class KnowledgeBase(models.Model):
     class Meta:
         db_table = "memories_knowledgebase"
         ordering = ["bot__name", "name"]
-        constraints = [models.UniqueConstraint(fields=["bot", "name"], name="unique_kb_name_per_bot")]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "name"], name="unique_kb_name_per_bot"),
+            models.UniqueConstraint(fields=["bot"], condition=Q(records_chat=True), name="one_chat_recording_kb"),
+        ]
         verbose_name = "knowledge base"
 
     def __str__(self) -> str:
         return f"{self.bot.name}/{self.name}"
 
     def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            if self.records_chat:  # the bot's chat is recorded here from now on, no longer in another KB
+                KnowledgeBase.objects.filter(bot_id=self.bot_id, records_chat=True).exclude(pk=self.pk).update(
+                    records_chat=False
+                )
+            super().save(*args, **kwargs)
         self.ensure_folders()
 
     def ensure_folders(self) -> None:
@@ -272,6 +287,7 @@ class JobRun(models.Model):
         SYNC = "sync", "Knowledge sync"
         DOCUMENT = "document", "Index document"
         ARCHIVE = "archive", "Archive conversation"
+        RECORD_CHAT = "record_chat", "Record chat turns"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -1,4 +1,5 @@
-"""Root URL configuration: admin, API v1, schema and docs, and the error pages (JSON under /api/)."""
+"""Root URL configuration: admin, API v1, the OpenAI-compatible chat proxy, schema and docs, and the error pages
+(JSON under /api/ and /openai/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -15,6 +16,7 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_v1)),
+    path("openai/v1/", include("memories.proxy.urls")),
     path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
     path(
         "api/docs/",

@@ -90,6 +90,7 @@ class Holdings:
                 # Their runs' targets name their sessions, documents and inbox files.
                 "job_runs": JobRun.objects.filter(
                     Q(kb__bot_id=end_user.bot_id, target__contains=f"users/{end_user.external_id}/")
+                    | Q(kb__bot_id=end_user.bot_id, kind=JobRun.Kind.RECORD_CHAT, detail__user_id=end_user.external_id)
                     | _runs_of(Session, Session.objects.filter(end_user=end_user))
                     | _runs_of(Document, documents)
                     | _runs_of(IngestItem, IngestItem.objects.filter(end_user=end_user))

@@ -8,6 +8,7 @@ from memories import archive, consolidation, ingest, services
 from memories.ingest.claims import claims_release
 from memories.ingest.inbox import file_release
 from memories.ingest.items import item_release
+from memories.proxy import recording
 
 
 @job_task(JobRun.Kind.INGEST_MESSAGES, release=claims_release)
@@ -23,6 +24,11 @@ def ingest_item(job: JobRun) -> JobRun:
 @job_task(JobRun.Kind.INGEST_FILE, retry=ingest.file_retry, release=file_release)
 def ingest_inbox_file(job: JobRun) -> JobRun:
     return ingest.inbox_file_ingest(job=job)
+
+
+@job_task(JobRun.Kind.RECORD_CHAT, retry=recording.chat_record_retry)
+def record_chat(job: JobRun) -> JobRun:
+    return recording.chat_record(job=job)
 
 
 @job_task(JobRun.Kind.CONSOLIDATE)

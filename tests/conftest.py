@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +93,49 @@ def kb(bot):
 @pytest.fixture
 def other_kb(other_bot):
     return KnowledgeBaseFactory(bot=other_bot, name="secret")
+
+
+@dataclass
+class AsgiServer:
+    """The product's ASGI application (Django, the chat proxy, MCP) under a real uvicorn, in a thread of this
+    process: the same database as the test, real HTTP, the serving model of ``manage.py serve``."""
+
+    url: str
+    server: object
+    thread: threading.Thread
+
+
+@pytest.fixture
+def asgi_server(transactional_db) -> AsgiServer:
+    import uvicorn
+
+    from kbsite.asgi import build_application
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        build_application(),
+        host="127.0.0.1",
+        port=port,
+        lifespan="on",
+        log_level="warning",
+        http="kbsite.serving:JsonErrorsProtocol",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="asgi-server", daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, 20, "the ASGI server to start")
+    yield AsgiServer(url=f"http://127.0.0.1:{port}", server=server, thread=thread)
+    server.should_exit = True
+    thread.join(timeout=20)
+
+
+@pytest.fixture
+def asgi_api(asgi_server, bot) -> ApiClient:
+    """The bot's API client against the ASGI server."""
+    _, plain = bot.issue_key()
+    return ApiClient(base_url=asgi_server.url, key=plain, bot=bot)
 
 
 @pytest.fixture(autouse=True)

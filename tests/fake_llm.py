@@ -26,6 +26,11 @@ class FakeLLM:
             def log_message(self, *args):
                 pass
 
+            def do_GET(self):
+                if self.path.endswith("/models"):
+                    return self._json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+                return self._json(404, {"error": {"message": "no such path", "type": "fake"}})
+
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -39,8 +44,45 @@ class FakeLLM:
                     time.sleep(step[1])
                     return self._json(200, fake._completion("{}", 1, 1))
                 if kind == "status":
-                    return self._json(step[1], {"error": {"message": step[2], "type": "fake"}})
+                    return self._json(step[1], {"error": {"message": step[2], "type": "fake", "code": "fake_code"}})
+                if kind == "raw_status":
+                    return self._raw(step[1], step[2])
+                if kind == "message":
+                    return self._json(200, fake._completion(None, 10, 5, message=step[1]))
+                if kind == "stream":
+                    return self._stream(step[1], step[2])
                 return self._json(200, fake._completion(step[1], step[2], step[3]))
+
+            def _raw(self, code, text):
+                data = text.encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, pieces, delay):
+                """Server-sent events, one chunk per piece, ``delay`` seconds apart, then [DONE]."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    for n, piece in enumerate(pieces):
+                        delta = {"role": "assistant", "content": piece} if n == 0 else {"content": piece}
+                        chunk = {
+                            "id": "chatcmpl-fake",
+                            "object": "chat.completion.chunk",
+                            "created": int(time.time()),
+                            "model": "fake-model",
+                            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                        }
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        time.sleep(delay)
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _json(self, code, payload):
                 data = json.dumps(payload).encode()
@@ -79,6 +121,21 @@ class FakeLLM:
         self.script.append(("status", code, message))
         return self
 
+    def reply_message(self, message: dict) -> FakeLLM:
+        """A completion whose assistant message is ``message`` (e.g. with tool_calls)."""
+        self.script.append(("message", message))
+        return self
+
+    def reply_stream(self, pieces: list[str], delay: float = 0.0) -> FakeLLM:
+        """A streamed completion: one server-sent event per piece of the reply, ``delay`` seconds apart."""
+        self.script.append(("stream", pieces, delay))
+        return self
+
+    def reply_raw_status(self, code: int, text: str) -> FakeLLM:
+        """An error answered as plain text, not in OpenAI's shape."""
+        self.script.append(("raw_status", code, text))
+        return self
+
     def reply_after(self, seconds: float) -> FakeLLM:
         self.script.append(("sleep", seconds))
         return self
@@ -93,13 +150,15 @@ class FakeLLM:
 
     # --- responses ---
     @staticmethod
-    def _completion(content: str, tokens_in: int, tokens_out: int) -> dict:
+    def _completion(content: str | None, tokens_in: int, tokens_out: int, message: dict | None = None) -> dict:
+        message = message or {"role": "assistant", "content": content}
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": "fake-model",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
                 "prompt_tokens": tokens_in,
                 "completion_tokens": tokens_out,

@@ -14,6 +14,25 @@ from kbsite.models import ApiKey
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
+def bearer_key(header: str) -> str | None:
+    """The key of an ``Authorization: Bearer <key>`` header; None for any other header."""
+    scheme, _, plain = (header or "").partition(" ")
+    return plain.strip() if scheme.lower() == "bearer" and plain.strip() else None
+
+
+def key_authenticate(plain: str) -> ApiKey | None:
+    """The active API key ``plain`` is, with its bot (None for an unknown or revoked one); notes its use. Every
+    surface a bot reaches (the API, the chat proxy, MCP) authenticates here."""
+    found = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain))
+    key = next(iter(found.order_by()[:1]), None)  # the hash is unique: nothing to sort
+    if key is None:
+        return None
+    now = timezone.now()
+    if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+    return key
+
+
 class BotKeyAuthentication(authentication.BaseAuthentication):
     """``Authorization: Bearer <api key>``; sets ``request.user`` to the Bot and ``request.auth`` to the key."""
 
@@ -23,16 +42,12 @@ class BotKeyAuthentication(authentication.BaseAuthentication):
         header = authentication.get_authorization_header(request).decode("latin-1")
         if not header:
             return None
-        scheme, _, plain = header.partition(" ")
-        if scheme.lower() != self.keyword.lower() or not plain.strip():
+        plain = bearer_key(header)
+        if plain is None:
             raise exceptions.AuthenticationFailed("Use the header 'Authorization: Bearer <api key>'.")
-        found = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain.strip()))
-        key = next(iter(found.order_by()[:1]), None)  # the hash is unique: nothing to sort
+        key = key_authenticate(plain)
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
-        now = timezone.now()
-        if key.last_used_at is None or now - key.last_used_at > LAST_USED_RESOLUTION:
-            ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
         return key.bot, key
 
     def authenticate_header(self, request):

@@ -6,7 +6,7 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from kbsite.env import env_float, env_int, env_str
+from kbsite.env import env_float, env_int, env_list, env_str
 from kbsite.settings.jobs import WORKERS
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
@@ -31,3 +31,13 @@ EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # CPU threads for the local model in each process; by default the cores are shared among the job workers.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // WORKERS), minimum=1)
+
+# The chat proxy (/openai/v1/): the upstream is LLM_BASE_URL with LLM_API_KEY. A request's model is sent as it is,
+# or renamed by PROXY_MODELS ("gpt-4o=llama3.1:70b,gpt-4o-mini=llama3.1:8b"); the memory context block it adds is
+# at most PROXY_CONTEXT_CHARS; PROXY_TIMEOUT_SECONDS bounds the wait for the upstream's answer (each chunk of a
+# stream).
+PROXY_MODELS = dict(pair.split("=", 1) for pair in env_list("PROXY_MODELS") if "=" in pair)
+if len(PROXY_MODELS) != len(env_list("PROXY_MODELS")):
+    raise ImproperlyConfigured("PROXY_MODELS must be comma-separated pairs asked=sent, e.g. gpt-4o=llama3.1:70b")
+PROXY_CONTEXT_CHARS = env_int("PROXY_CONTEXT_CHARS", 4000, minimum=0)
+PROXY_TIMEOUT_SECONDS = env_float("PROXY_TIMEOUT_SECONDS", 120.0)

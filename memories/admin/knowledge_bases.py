@@ -20,6 +20,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         "name",
         "bot",
         "always_on",
+        "records_chat",
         "is_active",
         "consolidate_interval_minutes",
         "memory_count",
@@ -29,7 +30,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         "pending_messages",
         "failed_jobs",
     ]
-    list_filter = ["always_on", "is_active", "bot"]
+    list_filter = ["always_on", "records_chat", "is_active", "bot"]
     search_fields = ["name", "bot__name", "description"]
     actions = ["consolidate_now"]
 

@@ -35,6 +35,7 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "always_on",
             "consolidate_interval_minutes",
             "is_active",
+            "records_chat",
             "created_at",
             "updated_at",
             "memory_count",

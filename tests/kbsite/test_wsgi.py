@@ -26,7 +26,7 @@ def test_the_web_process_starts_when_the_backend_is_unreachable(monkeypatch):
     warnings = []
     monkeypatch.setattr(embeddings, "embed_query", unreachable)
     # Django's set-up reconfigures logging, so the warning is caught at the logger itself.
-    monkeypatch.setattr(logging.getLogger("kbsite.wsgi"), "warning", lambda msg, *a, **k: warnings.append(msg))
+    monkeypatch.setattr(logging.getLogger("kbsite.serving"), "warning", lambda msg, *a, **k: warnings.append(msg))
     importlib.reload(kbsite.wsgi)
     kbsite.wsgi.warming.join(timeout=30)
     assert kbsite.wsgi.application is not None

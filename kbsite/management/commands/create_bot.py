@@ -24,8 +24,10 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(exc.messages[0]) from exc
         bot, created = Bot.objects.get_or_create(name=name)
-        for kb_name in kb:
-            KnowledgeBase.objects.get_or_create(bot=bot, name=kb_name, defaults={"always_on": True})
+        for n, kb_name in enumerate(kb):  # the first records the bot's chat (the proxy's turns)
+            KnowledgeBase.objects.get_or_create(
+                bot=bot, name=kb_name, defaults={"always_on": True, "records_chat": n == 0}
+            )
         _, plain = bot.issue_key(name="create_bot")
         if quiet:
             self.stdout.write(plain)

@@ -107,7 +107,7 @@ class Command(BaseCommand):
         """A demo bot with an always-on KB. Its key is kept in var/demo-bot.key for this machine's operator."""
         key_file = settings.VAR_DIR / "demo-bot.key"
         bot, _ = Bot.objects.get_or_create(name="demo", defaults={"description": "Demo bot created by manage.py serve"})
-        KnowledgeBase.objects.get_or_create(bot=bot, name="notes", defaults={"always_on": True})
+        KnowledgeBase.objects.get_or_create(bot=bot, name="notes", defaults={"always_on": True, "records_chat": True})
         if key_file.exists():
             return key_file.read_text().strip()
         _, plain = bot.issue_key(name="demo")

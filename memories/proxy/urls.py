@@ -1,0 +1,10 @@
+"""Routes of the chat proxy, under /openai/v1/ (the base_url an OpenAI client is given)."""
+
+from django.urls import path
+
+from memories.proxy import views
+
+urlpatterns = [
+    path("chat/completions", views.chat_completions, name="proxy-chat-completions"),
+    path("models", views.models, name="proxy-models"),
+]

@@ -1,0 +1,144 @@
+"""The chat proxy's endpoints: ``POST /openai/v1/chat/completions`` and ``GET /openai/v1/models``.
+
+Async views: a stream waits on the upstream without holding a thread, so open streams do not starve the rest of the
+API. The database and the embedding model are reached in a thread (``sync_to_async``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from contextlib import AsyncExitStack
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from kbsite.ai.embeddings import EmbeddingError
+from kbsite.api.authentication import bearer_key, key_authenticate
+from kbsite.models import Bot, EndUser, KnowledgeBase
+from memories.context import context_build
+from memories.proxy import upstream
+from memories.proxy.errors import ProxyError, error_response
+from memories.proxy.recording import Transcript, chat_record_queue, reply_text
+from memories.proxy.requests import ChatRequest, chat_request
+
+logger = logging.getLogger(__name__)
+
+
+@csrf_exempt
+async def chat_completions(request):
+    """An OpenAI chat completion with the caller's memory: the context block for the last user message is added
+    after the caller's system messages, the request goes to the upstream, its answer comes back as it was, and the
+    new turns are recorded for ingest once the answer is complete."""
+    if request.method != "POST":
+        return error_response(405, "Use POST for chat completions.", code="method_not_allowed")
+    try:
+        bot = await _bot(request)
+        chat = chat_request(await sync_to_async(request.read)(), session_header=request.headers.get("X-Session-Id"))
+        kb = await sync_to_async(_recording_kb)(bot, chat.kb_name)
+        body, note = await sync_to_async(_with_memory)(bot, chat)
+        if chat.stream:
+            response = await _streamed(kb, chat, body)
+        else:
+            answer = await upstream.chat(body)
+            await sync_to_async(chat_record_queue)(
+                kb=kb, chat=chat, reply=reply_text(answer.body), position=len(chat.body["messages"])
+            )
+            response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+    except ProxyError as exc:
+        return exc.response()
+    response["X-Kbsite-Memory"] = note or "none"
+    return response
+
+
+async def models(request):
+    """The upstream's models, as it lists them."""
+    if request.method != "GET":
+        return error_response(405, "Use GET to list the models.", code="method_not_allowed")
+    try:
+        await _bot(request)
+        answer = await upstream.models()
+    except ProxyError as exc:
+        return exc.response()
+    return HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+
+
+async def _bot(request) -> Bot:
+    plain = bearer_key(request.headers.get("Authorization", ""))
+    key = await sync_to_async(key_authenticate)(plain) if plain else None
+    if key is None:
+        raise ProxyError(
+            401, "Invalid or missing API key: use the bot's kbsite key as the api_key.", code="invalid_api_key"
+        )
+    return key.bot
+
+
+def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
+    """The KB that records the request's turns: the one it names, else the bot's chat-recording KB."""
+    kbs = KnowledgeBase.objects.for_bot(bot)
+    kb = next(iter(kbs.filter(name=name).order_by()[:1] if name else kbs.filter(records_chat=True)[:1]), None)
+    if kb is None and name:
+        raise ProxyError(404, f"This bot has no knowledge base named {name!r} (metadata.kb).", code="kb_not_found")
+    if kb is None:
+        raise ProxyError(
+            400,
+            "No knowledge base records this bot's chat. Name one in the request (metadata.kb), or set one as the "
+            'bot\'s: PATCH /api/v1/kbs/{name}/ with {"records_chat": true}, or tick "records chat" in the admin.',
+            code="no_recording_kb",
+        )
+    if not kb.is_active:
+        raise ProxyError(409, f"Knowledge base {kb.name!r} is inactive; activate it to record the chat.")
+    return kb
+
+
+def _with_memory(bot: Bot, chat: ChatRequest) -> tuple[dict, str]:
+    """The body with the memory context block as a system message after the caller's own system messages, and
+    what was added ("" for nothing). Memory that cannot be read (the embedding endpoint down) leaves the request
+    as it came: the chat goes on without it."""
+    if not chat.query.strip() or not settings.PROXY_CONTEXT_CHARS:
+        return chat.body, ""
+    user = EndUser.objects.named(bot, chat.user_id)
+    try:
+        block = context_build(
+            bot=bot,
+            query=chat.query,
+            session_id=chat.session_id,
+            budget_chars=settings.PROXY_CONTEXT_CHARS,
+            end_user_id=user.pk if user else None,
+        )
+    except EmbeddingError:
+        logger.warning("chat proxy: no memory for this request, the embedding backend failed", exc_info=True)
+        return chat.body, ""
+    if not block.text:
+        return chat.body, ""
+    messages = chat.body["messages"]
+    after = next((n for n, m in enumerate(messages) if m.get("role") not in ("system", "developer")), len(messages))
+    added = {"role": "system", "content": block.text}
+    body = {**chat.body, "messages": [*messages[:after], added, *messages[after:]]}
+    return body, f"{len(block.memories)} memories, {len(block.insights)} insights, {len(block.documents)} documents"
+
+
+async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> StreamingHttpResponse:
+    """The upstream's stream, chunk by chunk as it arrives; the turns are recorded once it has ended."""
+    stack = AsyncExitStack()
+    answer = await stack.enter_async_context(upstream.chat_stream(body))  # an error before the first byte: raised
+    transcript = Transcript()
+
+    async def chunks():
+        try:
+            async for chunk in answer.chunks:
+                transcript.feed(chunk)
+                yield chunk
+        except Exception as exc:  # the status is sent already: the stream says what happened, then ends
+            logger.warning("chat proxy: the upstream stream broke off: %s", exc)
+            error = {"error": {"message": f"The upstream stream broke off: {exc}", "type": "upstream_error"}}
+            yield f"data: {json.dumps(error)}\n\n".encode()
+        finally:
+            await stack.aclose()
+            await sync_to_async(chat_record_queue)(
+                kb=kb, chat=chat, reply=transcript.text, position=len(chat.body["messages"])
+            )
+
+    return StreamingHttpResponse(chunks(), status=answer.status, content_type=answer.content_type)
