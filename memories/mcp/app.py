@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import re
 
-from asgiref.sync import sync_to_async
 from mcp.server.transport_security import TransportSecuritySettings
 
 from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.models import USER_ID_RE
-from memories.mcp.server import server
+from memories.mcp.server import in_thread, server
 
 PATH = "/mcp"
 
@@ -37,7 +36,7 @@ class Gate:
             return await self.app(scope, receive, send)
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         plain = bearer_key(headers.get("authorization", ""))
-        key = await sync_to_async(key_authenticate)(plain) if plain else None
+        key = await in_thread(key_authenticate, plain=plain) if plain else None
         if key is None:
             return await _refuse(send, 401, "Invalid or missing API key: send 'Authorization: Bearer <bot key>'.")
         user_id = headers.get("x-user-id") or None

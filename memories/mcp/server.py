@@ -7,6 +7,7 @@ import json
 
 import mcp_types as types
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 from mcp.server import Server, ServerRequestContext
 
 from kbsite.models import Bot
@@ -19,6 +20,19 @@ INSTRUCTIONS = (
 )
 
 
+async def in_thread(fn, /, **kwargs):
+    """Run a database function in a thread, as Django runs a sync view: its connection is closed afterwards when
+    it is past its age (MCP requests are not Django requests, which would do that when they finish)."""
+
+    def run():
+        try:
+            return fn(**kwargs)
+        finally:
+            close_old_connections()
+
+    return await sync_to_async(run)()
+
+
 def caller(ctx: ServerRequestContext) -> tuple[Bot, str | None]:
     """The bot and end user the gate authenticated this request as."""
     state = ctx.request.scope["state"]
@@ -27,7 +41,7 @@ def caller(ctx: ServerRequestContext) -> tuple[Bot, str | None]:
 
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     bot, _ = caller(ctx)
-    definitions = await sync_to_async(tools.tools_definitions)(bot=bot)
+    definitions = await in_thread(tools.tools_definitions, bot=bot)
     return types.ListToolsResult(
         tools=[
             types.Tool(
@@ -45,8 +59,8 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
     message says why, for the agent to read."""
     bot, user_id = caller(ctx)
     try:
-        result = await sync_to_async(tools.tool_execute)(
-            bot=bot, name=params.name, arguments=dict(params.arguments or {}), user_id=user_id
+        result = await in_thread(
+            tools.tool_execute, bot=bot, name=params.name, arguments=dict(params.arguments or {}), user_id=user_id
         )
     except tools.ToolError as exc:
         return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], is_error=True)
