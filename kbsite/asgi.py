@@ -13,10 +13,12 @@ from kbsite import boot
 
 # As in kbsite.wsgi: a web process embeds one short query at a time, beside its own database work.
 os.environ.setdefault("EMBEDDING_THREADS", "1")
+# This process pools its database connections (kbsite.settings.database): its views run each in a thread.
+os.environ["KBSITE_WEB_PROCESS"] = "asgi"
 boot.prepare()
 django_application = get_asgi_application()
 
-from kbsite.serving import warm_up_in_background  # noqa: E402 - after Django is set up
+from kbsite.serving import load_views, warm_up_in_background  # noqa: E402 - after Django is set up
 from memories.mcp.app import PATH as MCP_PATH  # noqa: E402
 from memories.mcp.app import mcp_application  # noqa: E402
 
@@ -34,4 +36,5 @@ def build_application():
 
 
 application = build_application()
+load_views()
 warming = warm_up_in_background()

@@ -6,6 +6,8 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from kbsite import views
+
 api_v1 = [
     path("", include("kbsite.api.urls")),
     path("", include("memories.api.urls")),
@@ -15,6 +17,7 @@ api_v1 = [
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
+    path("api/health/", views.health, name="health"),
     path("api/v1/", include(api_v1)),
     path("openai/v1/", include("memories.proxy.urls")),
     path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),

@@ -12,6 +12,7 @@ os.environ.setdefault("EMBEDDING_THREADS", "1")
 boot.prepare()
 application = get_wsgi_application()
 
-from kbsite.serving import warm_up_in_background  # noqa: E402 - after Django is set up
+from kbsite.serving import load_views, warm_up_in_background  # noqa: E402 - after Django is set up
 
+load_views()
 warming = warm_up_in_background()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
@@ -17,8 +19,22 @@ if not DATABASE_URL:
         "manage.py, kbsite.wsgi or kbsite.asgi, which start the embedded server under var/pgdata."
     )
 
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, minimum=0))}
-DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The web process pools its connections (psycopg's pool): under ASGI each request's sync view runs in a thread of
+# its own, and without a pool every request would open a connection (a PostgreSQL backend started: 15 ms of a
+# recall). kbsite.asgi says it is the web process (KBSITE_WEB_PROCESS) before the settings load. Other processes do
+# not pool: the worker cluster forks its processes, and a pool's open connections must not cross a fork; they keep
+# a connection per thread for DB_CONN_MAX_AGE seconds.
+WEB_DB_POOL_SIZE = env_int("WEB_DB_POOL_SIZE", 20, minimum=0)
+DB_POOL_SIZE = WEB_DB_POOL_SIZE if os.environ.get("KBSITE_WEB_PROCESS") == "asgi" else 0
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL, conn_max_age=0 if DB_POOL_SIZE else env_int("DB_CONN_MAX_AGE", 60, minimum=0)
+    )
+}
+if DB_POOL_SIZE:
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": DB_POOL_SIZE, "timeout": 30}
+else:
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # A unix-socket URL (?host=/path) arrives as an option; Django expects it as HOST.
 if "host" in DATABASES["default"].get("OPTIONS", {}):
     DATABASES["default"]["HOST"] = DATABASES["default"]["OPTIONS"].pop("host")

@@ -90,7 +90,7 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
             try:
                 if requests.get(f"{base}/admin/login/", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
+            except requests.RequestException:  # the socket listens before the worker has booted
                 time.sleep(0.2)
         cold_start = time.monotonic() - started
         print(f"cold start of embedded database + product: {cold_start:.1f}s")
@@ -108,6 +108,29 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
         head, _, body = answer.partition("\r\n\r\n")
         assert head.startswith("HTTP/1.1 400") and "Content-Type: application/json" in head
         assert "Bad Request" in json.loads(body)["detail"]
+        # The chat proxy and the MCP server are served by the same process (ASGI).
+        chat = requests.post(
+            f"{base}/openai/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "Hi"}]},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        )
+        assert chat.status_code == 503 and chat.json()["error"]["code"] == "no_upstream"  # offline: no upstream
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        mcp_headers = {"Accept": "application/json, text/event-stream"}
+        assert requests.post(f"{base}/mcp/", json=initialize, headers=mcp_headers, timeout=30).status_code == 401
+        mcp_headers["Authorization"] = f"Bearer {key}"
+        answered = requests.post(f"{base}/mcp/", json=initialize, headers=mcp_headers, timeout=30)
+        assert answered.status_code == 200 and answered.json()["result"]["serverInfo"]["name"] == "kbsite"
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -117,3 +140,14 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
     # The embedded server is stopped once its last holder has gone.
     time.sleep(1)
     assert not (tmp_path / "var" / "pgdata" / "postmaster.pid").exists()
+
+
+def test_health_says_whether_the_process_is_warm(client, db):
+    """/api/health/ needs no key: the database answers, and whether this process has its query embedding ready."""
+    from kbsite.serving import warm
+
+    warm.clear()
+    cold = client.get("/api/health/")
+    assert cold.status_code == 200 and cold.json() == {"status": "ok", "warm": False, "mode": "offline"}
+    warm.set()
+    assert client.get("/api/health/").json()["warm"] is True

@@ -59,7 +59,7 @@ class Command(BaseCommand):
     def _start(self, bind: str, web_workers: int, *, with_workers: bool) -> list[subprocess.Popen]:
         """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes."""
         python, root = sys.executable, settings.BASE_DIR
-        web = [python, "-m", "gunicorn", "kbsite.wsgi:application", "--bind", bind, "--workers", str(web_workers)]
+        web = [python, "-m", "gunicorn", "kbsite.asgi:application", "--bind", bind, "--workers", str(web_workers)]
         children = [subprocess.Popen([*web, "--config", "python:kbsite.gunicorn_conf"], cwd=root)]
         if with_workers:
             children.append(subprocess.Popen([python, str(root / "manage.py"), "qcluster"], cwd=root))
