@@ -63,9 +63,10 @@ def free_port() -> int:
 class Product:
     """gunicorn + qcluster as child processes, stopped on exit."""
 
-    def __init__(self, env: dict, web_workers: int = 2, with_workers: bool = True, wsgi: bool = False):
-        """The web tier as ``manage.py serve`` runs it (ASGI under uvicorn workers), or with ``wsgi`` the WSGI
-        entry point under gunicorn's sync workers, for comparison."""
+    def __init__(self, env: dict, web_workers: int = 2, with_workers: bool = True, wsgi: bool | None = None):
+        """The web tier as ``manage.py serve`` runs it (ASGI under uvicorn workers), or with ``wsgi`` (by default
+        BENCH_WSGI=1 in the environment) the WSGI entry point under gunicorn's sync workers, for comparison."""
+        wsgi = os.environ.get("BENCH_WSGI") == "1" if wsgi is None else wsgi
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         full_env = {**os.environ, **env}
@@ -117,6 +118,14 @@ class Product:
                 return
             time.sleep(0.2)
         raise RuntimeError("product did not start or warm up; see var/bench-product.log")
+
+    def stop_workers(self) -> None:
+        """Stop the worker cluster (the web tier goes on): what is measured next shares the CPU with no
+        background job."""
+        for proc in self.procs[1:]:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=60)
+        self.procs = self.procs[:1]
 
     def stop(self) -> None:
         for proc in self.procs:

@@ -13,7 +13,6 @@ from kbsite.ai import embeddings, llm
 from kbsite.ai.vectors import as_vectors
 from kbsite.models import Bot, KnowledgeBase
 from knowledge.search import chunks_search
-from memories.models import Memory
 from memories.recall import Hit, recall
 
 HEADER = (
@@ -52,24 +51,27 @@ def context_build(
     """Memories, recent insights and relevant document snippets, each with its id, under ``budget_chars``: the
     end user's own and the shared ones (without an end user, the shared ones only).
 
-    ``session_id`` leaves that session's own turns out of the past-conversation part (seed 004).
+    ``session_id`` leaves that session's own conversation (its archived summaries) out: the bot has it in its
+    prompt already (seed 004). The facts learned from that session stay in: a bot that keeps one long session per
+    user would otherwise never get that user's facts back.
     """
     kbs = list(KnowledgeBase.objects.for_bot(bot).always_on())
     if not kbs:
         return Context(text="", kbs=[])
     vector = as_vectors([embeddings.embed_query(query)])[0]
     memory_budget, insight_budget = int(budget_chars * MEMORY_SHARE), int(budget_chars * INSIGHT_SHARE)
-    memories = _recalled(
-        kbs,
-        query,
-        vector,
-        k=30,
-        budget=memory_budget,
-        kinds=list(Memory.Kind.values),
-        exclude_session=session_id,
+    # One search for both: the memories and the insights, each packed under its own share of the budget.
+    hits = recall(
+        kbs=kbs,
+        query=query,
+        limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
+        query_vector=vector,
+        supplements=False,
         end_user_id=end_user_id,
     )
-    insights = _recalled(kbs, query, vector, k=10, budget=insight_budget, kinds=["insight"], end_user_id=end_user_id)
+    hits = [h for h in hits if relevant(h.signals, h.similarity)]
+    memories = [h for h in hits if h.type == "memory"]
+    insights = [h for h in hits if h.type == "insight"]
     used = sum(len(h.text) for h in memories + insights)
     documents = [
         d
@@ -86,22 +88,6 @@ def context_build(
     ]
     text = _render(memories, insights, documents)
     return Context(text=text, kbs=[kb.name for kb in kbs], memories=memories, insights=insights, documents=documents)
-
-
-def _recalled(kbs, query, vector, *, k: int, budget: int, kinds: list[str], exclude_session=None, end_user_id=None):
-    """The relevant ones of the ``k`` best hits of ``kinds`` that fit ``budget``."""
-    hits = recall(
-        kbs=kbs,
-        query=query,
-        k=k,
-        budget_chars=budget,
-        exclude_session=exclude_session,
-        kinds=kinds,
-        query_vector=vector,
-        supplements=False,
-        end_user_id=end_user_id,
-    )
-    return [h for h in hits if relevant(h.signals, h.similarity)]
 
 
 def _render(memories: list[Hit], insights: list[Hit], documents: list[dict]) -> str:

@@ -9,8 +9,9 @@ import re
 from mcp.server.transport_security import TransportSecuritySettings
 
 from kbsite.api.authentication import bearer_key, key_authenticate
+from kbsite.asyncdb import in_thread
 from kbsite.models import USER_ID_RE
-from memories.mcp.server import in_thread, server
+from memories.mcp.server import server
 
 PATH = "/mcp"
 

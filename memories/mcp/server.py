@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 
 import mcp_types as types
-from asgiref.sync import sync_to_async
-from django.db import close_old_connections
 from mcp.server import Server, ServerRequestContext
 
+from kbsite.asyncdb import in_thread
 from kbsite.models import Bot
 from memories import tools
 
@@ -18,19 +17,6 @@ INSTRUCTIONS = (
     "memory_search and save one with memory_add; read, write, list and search knowledge documents with the "
     "knowledge_* tools; search past conversations' summaries with search_knowledge_base."
 )
-
-
-async def in_thread(fn, /, **kwargs):
-    """Run a database function in a thread, as Django runs a sync view: its connection is closed afterwards when
-    it is past its age (MCP requests are not Django requests, which would do that when they finish)."""
-
-    def run():
-        try:
-            return fn(**kwargs)
-        finally:
-            close_old_connections()
-
-    return await sync_to_async(run)()
 
 
 def caller(ctx: ServerRequestContext) -> tuple[Bot, str | None]:

@@ -1,7 +1,8 @@
 """The chat proxy's endpoints: ``POST /openai/v1/chat/completions`` and ``GET /openai/v1/models``.
 
 Async views: a stream waits on the upstream without holding a thread, so open streams do not starve the rest of the
-API. The database and the embedding model are reached in a thread (``sync_to_async``).
+API. The database and the embedding model are reached in a thread (``in_thread``), whose connection goes back to the
+pool at once: an open stream holds none.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ import json
 import logging
 from contextlib import AsyncExitStack
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
+from kbsite.asyncdb import in_thread
 from kbsite.models import Bot, EndUser, KnowledgeBase
 from memories.context import context_build
 from memories.proxy import upstream
@@ -36,17 +37,16 @@ async def chat_completions(request):
         return error_response(405, "Use POST for chat completions.", code="method_not_allowed")
     try:
         bot = await _bot(request)
-        chat = chat_request(await sync_to_async(request.read)(), session_header=request.headers.get("X-Session-Id"))
-        kb = await sync_to_async(_recording_kb)(bot, chat.kb_name)
-        body, note = await sync_to_async(_with_memory)(bot, chat)
+        chat = chat_request(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"))
+        kb = await in_thread(_recording_kb, bot, chat.kb_name)
+        body, note = await in_thread(_with_memory, bot, chat)
         if chat.stream:
             response = await _streamed(kb, chat, body)
         else:
             answer = await upstream.chat(body)
-            await sync_to_async(chat_record_queue)(
-                kb=kb, chat=chat, reply=reply_text(answer.body), position=len(chat.body["messages"])
-            )
             response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
+            # Recorded once the answer is sent: Django closes a response (in a thread) after its last byte.
+            response._resource_closers.append(lambda: _record(kb, chat, reply_text(answer.body)))
     except ProxyError as exc:
         return exc.response()
     response["X-Kbsite-Memory"] = note or "none"
@@ -67,7 +67,7 @@ async def models(request):
 
 async def _bot(request) -> Bot:
     plain = bearer_key(request.headers.get("Authorization", ""))
-    key = await sync_to_async(key_authenticate)(plain) if plain else None
+    key = await in_thread(key_authenticate, plain) if plain else None
     if key is None:
         raise ProxyError(
             401, "Invalid or missing API key: use the bot's kbsite key as the api_key.", code="invalid_api_key"
@@ -120,6 +120,16 @@ def _with_memory(bot: Bot, chat: ChatRequest) -> tuple[dict, str]:
     return body, f"{len(block.memories)} memories, {len(block.insights)} insights, {len(block.documents)} documents"
 
 
+def _record(kb: KnowledgeBase, chat: ChatRequest, reply: str) -> None:
+    """Queue the recording of the request's new turns and the reply. Django ignores what a response's closer
+    raises: a failure to queue (the database gone) is logged here as the error it is."""
+    try:
+        chat_record_queue(kb=kb, chat=chat, reply=reply, position=len(chat.body["messages"]))
+    except Exception:
+        logger.exception("chat proxy: could not queue the recording of session %s", chat.session_id)
+        raise
+
+
 async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> StreamingHttpResponse:
     """The upstream's stream, chunk by chunk as it arrives; the turns are recorded once it has ended."""
     stack = AsyncExitStack()
@@ -137,8 +147,7 @@ async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> Streami
             yield f"data: {json.dumps(error)}\n\n".encode()
         finally:
             await stack.aclose()
-            await sync_to_async(chat_record_queue)(
-                kb=kb, chat=chat, reply=transcript.text, position=len(chat.body["messages"])
-            )
+            # After the last chunk (a client that went away mid-stream gets here too, with the reply so far).
+            await in_thread(_record, kb, chat, transcript.text)
 
     return StreamingHttpResponse(chunks(), status=answer.status, content_type=answer.content_type)

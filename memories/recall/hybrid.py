@@ -44,10 +44,14 @@ def recall(
     supplements: bool = True,
     query_vector=None,
     end_user_id: int | None = None,
+    limits: dict[str, tuple[int, int | None]] | None = None,
 ) -> list[Hit]:
     """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
     and, once packed, its sources. ``kinds`` may name memory kinds and "insight". With ``end_user_id``, that end
-    user's own and the shared ones; without, the shared ones only."""
+    user's own and the shared ones; without, the shared ones only.
+
+    ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
+    ``budget_chars`` for all: one search for a context block's memories and its insights."""
     # The query is embedded on another thread while the database does the full-text part.
     embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
     memory_kinds = tuple(x for x in kinds or [] if x != "insight") or None
@@ -69,10 +73,10 @@ def recall(
         conversation_context(fusion, memories)
     kb_names = {kb.pk: kb.name for kb in kbs}
     direct = _weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query)
-    packed = _pack(direct, k, budget_chars)
+    packed = _pack(direct, k, budget_chars, limits)
     # Supplements rank below every direct match: they are only looked for when room is left.
     if supplements and memories and direct and len(packed) < k:
-        packed = _pack(direct + supplements_find(direct, scope, kb_names, limit=k), k, budget_chars)
+        packed = _pack(direct + supplements_find(direct, scope, kb_names, limit=k), k, budget_chars, limits)
     sources_attach(packed)
     return packed
 
@@ -136,7 +140,13 @@ def _weighed(hits: dict, fusion: Fusion, similarity: dict, query: str) -> list[H
     return sorted(hits.values(), key=lambda h: (-h.score, -h.id))
 
 
-def _pack(hits: list[Hit], k: int, budget_chars: int | None) -> list[Hit]:
+def _pack(hits: list[Hit], k: int, budget_chars: int | None, limits=None) -> list[Hit]:
+    if limits:
+        return [
+            hit
+            for type_, (type_k, type_budget) in limits.items()
+            for hit in _pack([h for h in hits if h.type == type_], type_k, type_budget)
+        ]
     return pack(hits, k=k, budget_chars=budget_chars, size=lambda hit: len(hit.text))
 
 

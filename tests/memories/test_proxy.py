@@ -18,6 +18,13 @@ from tests.factories import MemoryFactory
 NO_FACTS = {"add": [], "supersede": [], "edges": []}
 
 
+def recordings_run(count: int = 1) -> None:
+    """Run the queued jobs once the proxy has queued ``count`` recordings in all: it queues one just after its
+    answer has gone out, so the client may see the answer first."""
+    wait_for(lambda: JobRun.objects.filter(kind="record_chat").count() >= count, 10, "the recordings to be queued")
+    run_queued_tasks()
+
+
 @pytest.fixture
 def recording_kb(kb):
     KnowledgeBase.objects.filter(pk=kb.pk).update(records_chat=True)
@@ -68,7 +75,7 @@ def test_the_memory_goes_in_and_the_turns_come_back_as_memories(client, two_user
     assert sent["messages"][2]["content"] == "What shellfish dish should I cook tonight?"
 
     fake_llm.reply_json({"add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event"}], "supersede": []})
-    run_queued_tasks()
+    recordings_run(1)
     session = Session.objects.get(external_id="kitchen-1")
     assert session.end_user.external_id == "alice"
     turns = list(Message.objects.filter(session=session).order_by("id").values_list("role", "content"))
@@ -88,7 +95,7 @@ def test_a_request_sent_again_records_nothing_twice(client, recording_kb, fake_l
         fake_llm.reply_raw("I will remember Rex.")
         client.chat.completions.create(model="fake-model", messages=messages, extra_headers={"X-Session-Id": "s9"})
     fake_llm.reply_json(NO_FACTS)
-    run_queued_tasks()
+    recordings_run(2)
     assert Message.objects.filter(session__external_id="s9").count() == 2  # one user turn, one answer
     # The next request carries the history; only what is new is recorded.
     fake_llm.reply_raw("Rex is a good name.")
@@ -99,7 +106,7 @@ def test_a_request_sent_again_records_nothing_twice(client, recording_kb, fake_l
         extra_headers={"X-Session-Id": "s9"},
     )
     fake_llm.reply_json(NO_FACTS)
-    run_queued_tasks()
+    recordings_run(3)
     assert Message.objects.filter(session__external_id="s9").count() == 4
 
 
@@ -215,7 +222,7 @@ def test_a_session_of_another_user_fails_its_recording_visibly(client, asgi_api,
     )
     assert answered.choices[0].message.content == "Hello Alice."  # the chat goes on
     fake_llm.reply_json(NO_FACTS)
-    run_queued_tasks()
+    recordings_run(1)
     failed = JobRun.objects.get(kind="record_chat")
     assert failed.status == "failed" and "belongs to end user 'bob'" in failed.error
     assert failed.detail["turns"]  # kept for a retry once the session is sorted out
@@ -232,7 +239,7 @@ def test_erasing_a_user_removes_their_recordings_waiting_in_jobs(client, asgi_ap
         metadata={"session_id": "s-taken"},
     )
     fake_llm.reply_json(NO_FACTS)
-    run_queued_tasks()
+    recordings_run(1)
     assert JobRun.objects.get(kind="record_chat", status="failed").detail["turns"]
     assert asgi_api.delete("/api/v1/users/alice/").status_code == 200
     assert not JobRun.objects.filter(kind="record_chat").exists()
