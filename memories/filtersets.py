@@ -10,13 +10,31 @@ from kbsite.filtersets import OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFi
 from memories.models import Insight, Memory
 
 
-class MemoryFilterSet(OwnedFilterSet):
+class LifeSpanFilterSet(OwnedFilterSet):
+    """Rows that are live until retired: the live ones unless ``status`` asks for the retired ones or all."""
+
     status = django_filters.ChoiceFilter(
         choices=[("live", "live"), ("retired", "retired"), ("all", "all")],
         method="filter_status",
         empty_label=None,
         help_text="live (default), retired, or all.",
     )
+
+    def filter_queryset(self, queryset):
+        # Live is the default view: retired rows only when asked for.
+        if not self.form.cleaned_data.get("status"):
+            queryset = queryset.live()
+        return super().filter_queryset(queryset)
+
+    def filter_status(self, queryset, name, value):
+        if value == "live":
+            return queryset.live()
+        if value == "retired":
+            return queryset.retired()
+        return queryset
+
+
+class MemoryFilterSet(LifeSpanFilterSet):
     kind = django_filters.MultipleChoiceFilter(choices=Memory.Kind.choices)
     consolidated = StrictBooleanFilter()
     quarantined = StrictBooleanFilter()
@@ -34,19 +52,6 @@ class MemoryFilterSet(OwnedFilterSet):
         model = Memory
         fields = ["status", "kind", "consolidated", "quarantined", "mode", "entity", "topic", "q"]
 
-    def filter_queryset(self, queryset):
-        # Live is the default view: retired facts only when asked for.
-        if not self.form.cleaned_data.get("status"):
-            queryset = queryset.live()
-        return super().filter_queryset(queryset)
-
-    def filter_status(self, queryset, name, value):
-        if value == "live":
-            return queryset.live()
-        if value == "retired":
-            return queryset.retired()
-        return queryset
-
     def filter_entity(self, queryset, name, value):
         return queryset.filter(entities__contains=[value.strip().lower()])
 
@@ -57,7 +62,7 @@ class MemoryFilterSet(OwnedFilterSet):
         return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config=FTS_CONFIG))
 
 
-class InsightFilterSet(OwnedFilterSet):
+class InsightFilterSet(LifeSpanFilterSet):
     class Meta:
         model = Insight
-        fields = []
+        fields = ["status"]

@@ -289,8 +289,29 @@ class Memory(models.Model):
             row.retired_reason = reason
             row.superseded_by = superseded_by
             row.save(update_fields=["valid_to", "retired_reason", "superseded_by", "updated_at"])
+            retirement_follow([row.pk], reason=reason, at=row.valid_to)
         self.valid_to, self.retired_reason, self.superseded_by = row.valid_to, row.retired_reason, row.superseded_by
         return True
+
+
+def retirement_follow(memory_ids: list[int], *, reason: str, at) -> int:
+    """What follows retired memories: the graph edges they asserted are retired with them, and so are the insights
+    that drew on them (an insight quoting a retired fact would put it back into a bot's prompt). The other memories
+    of those insights are consolidated again, so that what still holds is linked anew. Returns the insights
+    retired."""
+    if not memory_ids:
+        return 0
+    Edge.objects.filter(memory_id__in=memory_ids, valid_to__isnull=True).update(valid_to=at)
+    insight_ids = list(
+        Insight.objects.live().filter(memories__in=memory_ids).values_list("id", flat=True).distinct().order_by()
+    )
+    if not insight_ids:
+        return 0
+    Insight.objects.filter(pk__in=insight_ids).update(
+        valid_to=at, retired_reason=f"a memory it drew on was retired ({reason})"[:200]
+    )
+    Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=memory_ids).update(consolidated=False)
+    return len(insight_ids)
 
 
 class Insight(models.Model):
@@ -318,6 +339,7 @@ class Insight(models.Model):
         "kbsite.JobRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="insights"
     )
     valid_to = models.DateTimeField(null=True, blank=True)
+    retired_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     objects = LifeSpanQuerySet.as_manager()

@@ -200,8 +200,17 @@ class InsightAdmin(admin.ModelAdmin):
     list_filter = ["mode", ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
     list_select_related = ["kb__bot", "end_user"]
     search_fields = ["text", "end_user__external_id"]
-    readonly_fields = ["kb", "end_user", "mode", "job_run", "linked_memories", "created_at", "valid_to"]
-    fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to"]
+    readonly_fields = [
+        "kb",
+        "end_user",
+        "mode",
+        "job_run",
+        "linked_memories",
+        "created_at",
+        "valid_to",
+        "retired_reason",
+    ]
+    fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to", "retired_reason"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_linked=Count("memories"))

@@ -155,7 +155,7 @@ class InsightSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Insight
-        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at"]
+        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at", "valid_to", "retired_reason"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_memory_ids(self, insight: Insight) -> list[int]:

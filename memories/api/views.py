@@ -277,7 +277,7 @@ class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
         if getattr(self, "swagger_fake_view", False):
             return Insight.objects.none()
         return (
-            Insight.objects.filter(kb=self.get_kb(), valid_to__isnull=True)
+            Insight.objects.filter(kb=self.get_kb())
             .select_related("end_user")
             .prefetch_related(Prefetch("memories", queryset=Memory.objects.only("id")))
             .order_by("-created_at", "-id")

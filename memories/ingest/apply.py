@@ -22,7 +22,7 @@ from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
 from memories import bulk
 from memories.extraction import Extraction, Fact
-from memories.models import Edge, Entity, Memory, Session, text_hash
+from memories.models import Edge, Entity, Memory, Session, retirement_follow, text_hash
 
 
 @dataclass
@@ -167,36 +167,49 @@ def _sources_link(new: list[NewMemory], repeated: list[tuple[int, list[int]]]) -
 def _superseded_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[NewMemory], now) -> int:
     """Retire the live facts of the same owner the new ones replace (and the edges they asserted). Returns how
     many."""
-    retired = 0
+    retired: list[int] = []
     for memory, _, old_id in new:
         if old_id is None:
             continue
         if (
             Memory.objects.owned_by(end_user_id)
             .filter(pk=old_id, kb=kb, valid_to__isnull=True)
-            .update(valid_to=now, superseded_by=memory, retired_reason="superseded by a newer fact", updated_at=now)
+            .update(valid_to=now, superseded_by=memory, retired_reason=SUPERSEDED, updated_at=now)
         ):
-            retired += 1
-            Edge.objects.filter(memory_id=old_id, valid_to__isnull=True).update(valid_to=now)
-    return retired
+            retired.append(old_id)
+    retirement_follow(retired, reason=SUPERSEDED, at=now)
+    return len(retired)
+
+
+SUPERSEDED = "superseded by a newer fact"
 
 
 def _graph_grow(
     kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], edges: list[tuple[str, str, str]]
 ) -> None:
-    """The entities the new memories and edges name, and the edges, each anchored to a memory naming its source;
-    in the owner's own graph."""
-    names = {e for m in memories for e in m.entities} | {n for src, _, dst in edges for n in (src, dst)}
+    """The entities the new memories and edges name, and the edges, each belonging to the memory that asserts it (and
+    retired with it); in the owner's own graph. An edge no new memory asserts is not kept: nothing would retire it."""
+    anchored = [(src, rel, dst, m) for src, rel, dst in edges if (m := asserting(memories, src, dst)) and src != dst]
+    names = {e for m in memories for e in m.entities} | {n for src, _, dst, _ in anchored for n in (src, dst)}
     entity_map = entities_upsert(kb, end_user_id, names)
-    anchor = {e: m for m in memories for e in m.entities}
     Edge.objects.bulk_create(
         [
-            Edge(kb=kb, src=entity_map[src], relation=rel[:100], dst=entity_map[dst], memory=anchor.get(src))
-            for src, rel, dst in edges
-            if src in entity_map and dst in entity_map and src != dst
+            Edge(kb=kb, src=entity_map[src], relation=rel[:100], dst=entity_map[dst], memory=memory)
+            for src, rel, dst, memory in anchored
+            if src in entity_map and dst in entity_map
         ],
         ignore_conflicts=True,
     )
+
+
+def asserting(memories: list[Memory], src: str, dst: str) -> Memory | None:
+    """The memory that asserts the edge src -> dst: the first that names both ends (as entities, else in its
+    text); None when none does. A memory that names only one end (another fact about the same person) does not."""
+
+    def names(memory: Memory, name: str) -> bool:
+        return name in memory.entities or name in memory.text.lower()
+
+    return next((m for m in memories if names(m, src) and names(m, dst)), None)
 
 
 def _near_duplicates(
