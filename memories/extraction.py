@@ -42,9 +42,10 @@ DURABLE = re.compile(
 MIN_CONTENT_WORDS = 3
 # A long turn becomes several memories of at most this many characters.
 SEGMENT_CHARS = 600
-WORD = re.compile(r"[A-Za-z][A-Za-z'\-]+|\d+")
+# Words of any script ("Pitié", "Müller"), of two characters or more, and numbers.
+WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+|\d+")
+NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
-CAPITALISED = re.compile(r"\b([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+)*)")
 
 
 @dataclass
@@ -103,10 +104,10 @@ def entities_guess(text: str, speaker: str) -> list[str]:
     if speaker:
         found.append(speaker.lower())
     for sentence in SENTENCE.split(text):
-        for i, match in enumerate(CAPITALISED.finditer(sentence)):
-            name = match.group(1)
+        for i, run in enumerate(_capitalised_runs(sentence)):
+            name = sentence[run[0].start() : run[-1].end()]
             # The first word of a sentence is capitalised anyway; keep it only if it is a multi-word name.
-            if (i == 0 and match.start() == 0 and " " not in name) or name.lower() in STOPWORDS:
+            if (i == 0 and run[0].start() == 0 and len(run) == 1) or name.lower() in STOPWORDS:
                 continue
             found.append(name.lower())
     out: list[str] = []
@@ -114,6 +115,22 @@ def entities_guess(text: str, speaker: str) -> list[str]:
         if name not in out:
             out.append(name)
     return out[:8]
+
+
+def _capitalised_runs(sentence: str):
+    """Runs of capitalised words (a capital of any script) with only spaces between them: "New York",
+    "Pitié-Salpêtrière"."""
+    run: list[re.Match] = []
+    for match in NAME_WORD.finditer(sentence):
+        capital = match.group(0)[0].isupper()
+        if capital and run and sentence[run[-1].end() : match.start()].isspace():
+            run.append(match)
+            continue
+        if run:
+            yield run
+        run = [match] if capital else []
+    if run:
+        yield run
 
 
 def topics_guess(text: str) -> list[str]:

@@ -142,8 +142,9 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields
             text=screening.text,
             source_chunk_id=chunk_ids[0] if chunk_ids else None,
             kind=fact.kind,
-            entities=fact.entities,
-            topics=fact.topics,
+            # No word of a quarantined text goes anywhere else (the offline tags are words of the text).
+            entities=[] if screening.quarantined else fact.entities,
+            topics=[] if screening.quarantined else fact.topics,
             importance=fact.importance,
             embedding=vector,
             content_hash=digest,
@@ -209,7 +210,7 @@ def asserting(memories: list[Memory], src: str, dst: str) -> Memory | None:
     def names(memory: Memory, name: str) -> bool:
         return name in memory.entities or name in memory.text.lower()
 
-    return next((m for m in memories if names(m, src) and names(m, dst)), None)
+    return next((m for m in memories if not m.quarantined and names(m, src) and names(m, dst)), None)
 
 
 def _near_duplicates(

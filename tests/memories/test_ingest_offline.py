@@ -296,3 +296,22 @@ def test_concurrent_jobs_of_one_kb_extract_each_turn_once(api, kb, settings):
     assert sum(r.items_read for r in runs) == 18 and not any("note" in r.detail for r in runs)
     assert Memory.objects.count() == 18
     assert Message.objects.filter(memories__isnull=True).count() == 0
+
+
+def test_no_word_of_a_quarantined_turn_reaches_its_tags(api, kb):
+    """Offline tags are words of the text: a quarantined turn keeps none (issue 19, finding 8)."""
+    post(api, [turn("q1", "My bank password is Zebrafinch42Secret and my PIN is 7731, remember them.")])
+    run_queued_tasks()
+    memory = Memory.objects.get()
+    assert memory.quarantined
+    assert memory.entities == [] and memory.topics == []
+    assert not [n for n in memory.kb.entities.values_list("name", flat=True) if "zebrafinch" in n]
+
+
+def test_offline_names_and_topics_keep_their_letters(api, kb):
+    """Unicode-aware words: "Pitié" is not "piti" (issue 19, finding 8)."""
+    post(api, [turn("u1", "Marie works at the Pitié-Salpêtrière hospital in Paris with Jürgen Müller.")])
+    run_queued_tasks()
+    memory = Memory.objects.get()
+    assert {"pitié-salpêtrière", "paris", "jürgen müller"} <= set(memory.entities)
+    assert "piti" not in memory.entities and "pitié-salpêtrière" in memory.topics
