@@ -275,6 +275,19 @@ class Memory(models.Model):
             self.source_file,
         )
 
+    def versions(self, limit: int = 100) -> list[Memory]:
+        """Its whole history: every memory linked to it by supersession (the wordings it replaced, the ones that
+        replaced them, and on), oldest first, itself included."""
+        seen: dict[int, Memory] = {self.pk: self}
+        frontier = [self.pk]
+        while frontier and len(seen) < limit:
+            linked = Memory.objects.filter(Q(superseded_by__in=frontier) | Q(supersedes__in=frontier))
+            frontier = []
+            for memory in linked.exclude(pk__in=list(seen)).distinct()[:limit]:
+                seen[memory.pk] = memory
+                frontier.append(memory.pk)
+        return sorted(seen.values(), key=lambda m: (m.created_at, m.pk))
+
     def retire(self, *, reason: str, superseded_by: Memory | None = None) -> bool:
         """Retire this fact (never delete). Returns False if it was already retired.
 

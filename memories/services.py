@@ -11,7 +11,7 @@ from kbsite import jobs, locks
 from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
 from kbsite.models import EndUser, KnowledgeBase, Mode
-from memories.models import Entity, Insight, Memory, TermStat, text_hash
+from memories.models import Edge, Entity, Insight, Memory, TermStat, text_hash
 
 logger = logging.getLogger(__name__)
 
@@ -39,24 +39,78 @@ def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
     return moved
 
 
+class MemoryRetired(Exception):
+    """The memory is retired: it cannot be edited (restore it first)."""
+
+
+EDITED = "edited"
+
+
 def memory_update(*, memory: Memory, data: dict) -> Memory:
-    """Operator/client edit of a memory. Changed text is screened like a new fact (a secret or an injection puts
-    the memory in quarantine, with the reason; a clean text takes it out) and re-embedded by a job, not here."""
-    text_changed = "text" in data and data["text"] != memory.text
-    for field, value in data.items():
-        setattr(memory, field, value)
-    if text_changed:
-        screening = defence.screen(memory.text)
-        memory.text, memory.quarantined, memory.quarantine_reason = (
-            screening.text,
-            screening.quarantined,
-            screening.reason,
+    """An edit by an operator, a client or a bot. Returns the memory as it now stands.
+
+    A new wording is a new version: the memory is retired with the reason "edited", superseded by a new memory
+    that carries everything else over (owner, kind, tags, times, provenance) with the changes. Its history is
+    kept and linked, and what followed the old wording (insights, edges) is retired with it. The new text is
+    screened like a new fact (a secret or an injection puts it in quarantine, with the reason) and embedded by a
+    job. Other fields (kind, tags, importance, valid_from) change in place."""
+    if not memory.is_live:
+        raise MemoryRetired(f"memory {memory.pk} is retired ({memory.retired_reason}); restore it to edit it")
+    if "text" not in data or data["text"] == memory.text:
+        for field, value in data.items():
+            setattr(memory, field, value)
+        memory.save()
+        return memory
+    screening = defence.screen(data["text"])
+    with transaction.atomic():
+        version = Memory.objects.create(
+            kb_id=memory.kb_id,
+            end_user=data["end_user"] if "end_user" in data else memory.end_user,
+            text=screening.text,
+            kind=data.get("kind", memory.kind),
+            entities=data.get("entities", memory.entities),
+            topics=data.get("topics", memory.topics),
+            importance=data.get("importance", memory.importance),
+            valid_from=data.get("valid_from", memory.valid_from),
+            source=memory.source,
+            source_chunk_id=memory.source_chunk_id,
+            source_file=memory.source_file,
+            mode=Mode.MANUAL,
+            quarantined=screening.quarantined,
+            quarantine_reason=screening.reason,
         )
-        memory.embedding = None
-    memory.save()
-    if text_changed:
-        enqueue_embed_missing(kb_id=memory.kb_id)
-    return memory
+        version.source_messages.set(memory.source_messages.all())
+        if not memory.retire(reason=EDITED, superseded_by=version):
+            raise MemoryRetired(f"memory {memory.pk} was retired meanwhile")
+    enqueue_embed_missing(kb_id=memory.kb_id)
+    return version
+
+
+def memory_forget(*, memory: Memory, reason: str) -> bool:
+    """Forget a fact: retire it with the reason (it stays in the history, and an operator can restore it; erasure
+    is for end users' data rights). Returns False if it was retired already."""
+    return memory.retire(reason=reason or "forgotten")
+
+
+def memory_restore(*, memory: Memory) -> bool:
+    """Un-retire a memory. If its replacement is still live, the supersession is undone: the replacement is
+    retired in its place. Its graph edges come back (unless the same edge is live again); it is consolidated
+    again. Returns False if it was live."""
+    with transaction.atomic():
+        row = Memory.objects.select_for_update().get(pk=memory.pk)
+        if row.valid_to is None:
+            return False
+        retired_at, replacement = row.valid_to, row.superseded_by
+        row.valid_to, row.retired_reason, row.superseded_by, row.consolidated = None, "", None, False
+        row.save(update_fields=["valid_to", "retired_reason", "superseded_by", "consolidated", "updated_at"])
+        if replacement is not None and replacement.is_live:
+            replacement.retire(reason=f"replaced by memory {row.pk}, restored", superseded_by=row)
+        for edge in Edge.objects.filter(memory=row, valid_to=retired_at):
+            live = Edge.objects.filter(kb_id=edge.kb_id, src_id=edge.src_id, relation=edge.relation, dst_id=edge.dst_id)
+            if not live.filter(valid_to__isnull=True).exists():
+                Edge.objects.filter(pk=edge.pk).update(valid_to=None)
+    memory.refresh_from_db()
+    return True
 
 
 def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:

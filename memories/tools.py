@@ -22,7 +22,7 @@ from knowledge.models import Document
 from knowledge.search import chunks_search
 from memories import recall
 from memories.models import Memory
-from memories.services import memory_add
+from memories.services import memory_add, memory_forget, memory_update
 
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 50, "default": 5, "description": "Maximum number of results."}
 
@@ -235,7 +235,47 @@ def _memory_add(caller, kbs, args):
     return {"kb": kb.name, "id": memory.pk, "created": created, "quarantined": memory.quarantined}
 
 
+def _own_memory(caller, kbs, args) -> Memory:
+    """The live memory ``args["id"]`` a call may change: in one of the bot's KBs (the named one, if named), and
+    the end user's own (or, for no user, a shared one). Anything else is not found."""
+    memory = (
+        Memory.objects.live()
+        .owned_by(caller.end_user_id)
+        .filter(pk=args["id"], kb__in=_scope(kbs, args))
+        .select_related("kb")
+        .first()
+    )
+    if memory is None:
+        raise ToolError(f"no live memory {args['id']} of yours: search for it with memory_search", status=404)
+    return memory
+
+
+def _memory_update(caller, kbs, args):
+    memory = _own_memory(caller, kbs, args)
+    changes = {name: args[name] for name in ("text", "kind", "entities", "topics") if name in args}
+    for name in ("entities", "topics"):
+        if name in changes:
+            changes[name] = sorted({v.strip().lower() for v in changes[name] if v.strip()})
+    if not changes:
+        raise ToolError("nothing to change: give the new text, kind, entities or topics")
+    version = memory_update(memory=memory, data=changes)
+    return {
+        "kb": memory.kb.name,
+        "id": version.pk,
+        "replaces": memory.pk if version.pk != memory.pk else None,
+        "text": version.text,
+        "quarantined": version.quarantined,
+    }
+
+
+def _memory_forget(caller, kbs, args):
+    memory = _own_memory(caller, kbs, args)
+    memory_forget(memory=memory, reason=args["reason"])
+    return {"kb": memory.kb.name, "id": memory.pk, "forgotten": True}
+
+
 QUERY = {"type": "string", "minLength": 1, "maxLength": 1000, "description": "Search terms or a question."}
+MEMORY_ID = {"type": "integer", "minimum": 1, "description": "The memory's id, as memory_search returned it."}
 SLUG = {
     "type": "string",
     "pattern": files.SLUG_RE,
@@ -316,6 +356,28 @@ TOOLS = {
             },
             ("text",),
             _memory_add,
+        ),
+        Tool(
+            "memory_update",
+            "Correct a memory: give its id (from memory_search) and the new text (or kind, entities, topics). The "
+            "old wording is kept in its history; the corrected memory gets a new id.",
+            {
+                "id": MEMORY_ID,
+                "text": {"type": "string", "minLength": 3, "maxLength": 2000},
+                "kind": {"type": "string", "enum": list(Memory.Kind.values)},
+                "entities": TAGS,
+                "topics": TAGS,
+            },
+            ("id",),
+            _memory_update,
+        ),
+        Tool(
+            "memory_forget",
+            "Forget a memory that is wrong or no longer true: give its id (from memory_search) and why. It is no "
+            "longer recalled; an operator can still see and restore it.",
+            {"id": MEMORY_ID, "reason": {"type": "string", "minLength": 1, "maxLength": 200}},
+            ("id", "reason"),
+            _memory_forget,
         ),
     ]
 }

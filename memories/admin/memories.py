@@ -7,9 +7,10 @@ from django.db.models import Count
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from memories.models import Edge, Entity, Insight, Memory
-from memories.services import memory_add, memory_update
+from memories.services import memory_add, memory_restore, memory_update
 
 
 class RetiredFilter(admin.SimpleListFilter):
@@ -25,6 +26,10 @@ class RetiredFilter(admin.SimpleListFilter):
         if self.value() == "retired":
             return queryset.retired()
         return queryset
+
+
+# What an operator may change on a memory's page (the rest is the product's record of it).
+EDITABLE = {"text", "kind", "entities", "topics", "importance", "valid_from", "end_user"}
 
 
 @admin.register(Memory)
@@ -98,7 +103,7 @@ class MemoryAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     ]
-    actions = ["retire_memories", "release_quarantine"]
+    actions = ["retire_memories", "restore_memories", "release_quarantine"]
 
     @admin.display(description="text")
     def short_text(self, obj):
@@ -135,11 +140,24 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="supersedes")
     def history(self, obj):
-        return (
-            format_html_join(
-                "", "<div>#{} (retired {}): {}</div>", ((m.pk, m.valid_to, m.text[:200]) for m in obj.supersedes.all())
-            )
-            or "-"
+        """Every version (edits, newer facts, restores), oldest first, this one in bold."""
+        versions = obj.versions() if obj.pk else []
+        if len(versions) < 2:
+            return "-"
+        return format_html_join(
+            "",
+            '<div{}><a href="../../{}/change/">#{}</a> {} · {}: {}</div>',
+            (
+                (
+                    mark_safe(' style="font-weight:bold"') if m.pk == obj.pk else "",
+                    m.pk,
+                    m.pk,
+                    f"{m.created_at:%Y-%m-%d %H:%M}",
+                    f"retired {m.valid_to:%Y-%m-%d %H:%M} ({m.retired_reason})" if m.valid_to else "live",
+                    m.text[:200],
+                )
+                for m in versions
+            ),
         )
 
     def get_readonly_fields(self, request, obj=None):
@@ -151,7 +169,9 @@ class MemoryAdmin(admin.ModelAdmin):
         quarantined) and never stored twice; an edited text is embedded again by a job."""
         if change:
             if "text" in form.changed_data:
-                memory_update(memory=obj, data={"text": obj.text})
+                # A new wording is a new version: the edited memory is retired, "edited", in its history.
+                data = {name: getattr(obj, name) for name in form.changed_data if name in EDITABLE}
+                obj.version = memory_update(memory=Memory.objects.get(pk=obj.pk), data=data)
             else:
                 super().save_model(request, obj, form, change)
             return
@@ -178,6 +198,13 @@ class MemoryAdmin(admin.ModelAdmin):
         elif memory.quarantined:
             self.message_user(request, f"Stored quarantined: {memory.quarantine_reason}.", messages.WARNING)
 
+    def response_change(self, request, obj):
+        version = getattr(obj, "version", None)
+        if version is not None and version.pk != obj.pk:
+            self.message_user(request, f"Saved as a new version, #{version.pk}; #{obj.pk} is kept in its history.")
+            return redirect(reverse("admin:memories_memory_change", args=[version.pk]))
+        return super().response_change(request, obj)
+
     def response_add(self, request, obj, post_url_continue=None):
         if getattr(obj, "repeated", False):  # nothing was added: show the memory it repeats, without "added"
             return redirect(reverse("admin:memories_memory_change", args=[obj.pk]))
@@ -187,6 +214,11 @@ class MemoryAdmin(admin.ModelAdmin):
     def retire_memories(self, request, queryset):
         count = sum(1 for memory in queryset.live() if memory.retire(reason=f"retired by {request.user}"))
         self.message_user(request, f"{count} memories retired.")
+
+    @admin.action(description="Restore selected memories (un-retire; a live replacement is retired instead)")
+    def restore_memories(self, request, queryset):
+        count = sum(1 for memory in queryset.retired() if memory_restore(memory=memory))
+        self.message_user(request, f"{count} memories restored.")
 
     @admin.action(description="Release from quarantine (operator reviewed)")
     def release_quarantine(self, request, queryset):

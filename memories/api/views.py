@@ -10,7 +10,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -62,6 +62,11 @@ from memories.api.serializers import (
 )
 from memories.filtersets import InsightFilterSet, MemoryFilterSet
 from memories.models import Insight, Memory, Message, Session
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
 
 
 def _kb_with_counts(request, name: str) -> KnowledgeBase:
@@ -251,7 +256,31 @@ class MemoryViewSet(
         return super().filter_queryset(queryset)
 
     def perform_update(self, serializer):
-        services.memory_update(memory=serializer.instance, data=serializer.validated_data)
+        """A new wording is a new version (a new id): the answer is that version, the edited one is in its
+        history."""
+        try:
+            serializer.instance = services.memory_update(memory=serializer.instance, data=serializer.validated_data)
+        except services.MemoryRetired as exc:
+            raise Conflict(str(exc)) from exc
+
+    @extend_schema(request=None, responses=MemorySerializer)
+    @action(detail=True, methods=["post"])
+    def restore(self, request, kb_name=None, pk=None):
+        """Un-retire a memory. If its replacement is still live, the supersession is undone: the replacement is
+        retired in its place."""
+        memory = self.get_object()
+        if not services.memory_restore(memory=memory):
+            return Response({"detail": "This memory is live."}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(self.get_object()).data)
+
+    @extend_schema(responses=MemorySerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def history(self, request, kb_name=None, pk=None):
+        """The memory's whole history: every version linked to it by supersession (edits, newer facts, restores),
+        oldest first."""
+        versions = self.get_object().versions()
+        queryset = self.get_queryset().filter(pk__in=[m.pk for m in versions]).order_by("created_at", "id")
+        return Response(self.get_serializer(queryset, many=True).data)
 
     @extend_schema(request=RetireSerializer, responses=MemorySerializer)
     @action(detail=True, methods=["post"])

@@ -14,7 +14,8 @@ from memories import tools
 
 INSTRUCTIONS = (
     "Long-term memory and knowledge bases of this bot. Search memories (facts remembered from conversations) with "
-    "memory_search and save one with memory_add; read, write, list and search knowledge documents with the "
+    "memory_search, save one with memory_add, correct or forget one with memory_update and memory_forget; read, "
+    "write, list and search knowledge documents with the "
     "knowledge_* tools; search past conversations' summaries with search_knowledge_base."
 )
 

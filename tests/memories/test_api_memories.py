@@ -84,8 +84,8 @@ def test_edit_text_queues_a_reembedding(api, kb):
         f"/api/v1/kbs/notes/memories/{memory.pk}/", json={"text": "Alice likes blues.", "entities": ["Alice", " alice"]}
     )
     assert response.status_code == 200, response.text
-    memory.refresh_from_db()
-    assert memory.text == "Alice likes blues." and memory.embedding is None and memory.entities == ["alice"]
+    version = Memory.objects.get(pk=response.json()["id"])
+    assert version.text == "Alice likes blues." and version.embedding is None and version.entities == ["alice"]
     assert OrmQ.objects.count() == 1
 
 
@@ -143,10 +143,10 @@ def test_an_edit_is_screened_like_a_new_memory(api, kb):
     assert "prompt injection" in body["quarantine_reason"] and "AWS Access Key" in body["quarantine_reason"]
     run_queued_tasks()  # the edited text is embedded, so vector recall would find it if it could
     recalled = api.post("/api/v1/kbs/notes/recall/", json={"query": "log in with the access key"}).json()
-    assert all(hit["id"] != memory.pk for hit in recalled["results"])
+    assert all(hit["id"] != body["id"] for hit in recalled["results"])
     context = api.get("/api/v1/context/", params={"query": "log in with the access key"}).json()
     assert "AKIAIOSFODNN7EXAMPLE" not in context["context"]
     found = api.post("/api/v1/tools/memory_search/", json={"arguments": {"query": "access key log in"}}).json()
-    assert all(hit["id"] != memory.pk for hit in found["result"]["results"])
-    back = api.patch(f"/api/v1/kbs/notes/memories/{memory.pk}/", json={"text": "Alice likes green tea."}).json()
+    assert all(hit["id"] != body["id"] for hit in found["result"]["results"])
+    back = api.patch(f"/api/v1/kbs/notes/memories/{body['id']}/", json={"text": "Alice likes green tea."}).json()
     assert back["quarantined"] is False and back["quarantine_reason"] == ""

@@ -18,6 +18,8 @@ NAMES = {
     "search_knowledge_base",
     "memory_search",
     "memory_add",
+    "memory_update",
+    "memory_forget",
 }
 
 
