@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import connection
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from kbsite.ai.vectors import vector_cursor
 from memories.models import Memory, Message
@@ -30,6 +31,7 @@ MEMORY_COLUMNS = [
     ("valid_from", "timestamptz"),
     ("retired_reason", "text"),
     ("source", "text"),
+    ("metadata", "jsonb"),
     ("source_file", "text"),
     ("source_chunk_id", "bigint"),
     ("mode", "text"),
@@ -52,10 +54,10 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO memories_message
-                   (kb_id, session_id, external_id, role, speaker, content, created_at, received_at)
-               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.created_at, %s
-               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::timestamptz[])
-                    WITH ORDINALITY AS u(external_id, role, speaker, content, created_at, n)
+                   (kb_id, session_id, external_id, role, speaker, content, metadata, created_at, received_at)
+               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.metadata, u.created_at, %s
+               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::jsonb[], %s::timestamptz[])
+                    WITH ORDINALITY AS u(external_id, role, speaker, content, metadata, created_at, n)
                ORDER BY u.n""",
             [
                 kb_id,
@@ -65,6 +67,7 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
                 [m.get("role") or Message.Role.USER for m in messages],
                 [m.get("speaker") or "" for m in messages],
                 [m["content"] for m in messages],
+                [Jsonb(m.get("metadata") or {}) for m in messages],
                 [m.get("created_at") or now for m in messages],
             ],
         )
@@ -87,4 +90,7 @@ def memories_insert(memories: list[Memory]) -> None:
                 m.pk = pk
                 m.importance = float(m.importance)
                 m.updated_at = m.updated_at or m.created_at
-                copy.write_row([getattr(m, name) for name, _ in MEMORY_COLUMNS])
+                m.metadata = m.metadata or {}
+                copy.write_row(
+                    [Jsonb(m.metadata) if name == "metadata" else getattr(m, name) for name, _ in MEMORY_COLUMNS]
+                )

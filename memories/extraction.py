@@ -58,6 +58,7 @@ class Turn:
     role: str = "user"
     when: datetime | None = None
     message_id: int | None = None
+    metadata: dict = field(default_factory=dict)
 
 
 @dataclass

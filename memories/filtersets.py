@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import django_filters
 from django.contrib.postgres.search import SearchQuery
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 
 from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.api.fields import metadata_check
 from kbsite.filtersets import OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFilter
 from memories.models import Insight, Memory
 
@@ -47,10 +52,21 @@ class MemoryFilterSet(LifeSpanFilterSet):
     session = django_filters.CharFilter(
         field_name="source_messages__session__external_id", distinct=True, help_text="Extracted from this session."
     )
+    metadata = django_filters.CharFilter(
+        method="filter_metadata",
+        help_text='Memories whose metadata holds all of these keys and values: a JSON object, e.g. {"channel":"web"}.',
+    )
 
     class Meta:
         model = Memory
         fields = ["status", "kind", "consolidated", "quarantined", "mode", "entity", "topic", "q"]
+
+    def filter_metadata(self, queryset, name, value):
+        try:
+            wanted = metadata_check(json.loads(value))
+        except (ValueError, serializers.ValidationError) as exc:
+            raise ValidationError({"metadata": [f"Not a JSON object: {exc}"]}) from exc
+        return queryset.filter(metadata__contains=wanted)
 
     def filter_entity(self, queryset, name, value):
         return queryset.filter(entities__contains=[value.strip().lower()])

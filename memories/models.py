@@ -81,6 +81,7 @@ class Message(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.USER)
     speaker = models.CharField(max_length=200, blank=True)
     content = models.TextField()
+    metadata = models.JSONField(default=dict, blank=True, help_text="The client's own labels, carried to its facts.")
     created_at = models.DateTimeField(default=timezone.now, help_text="When the turn was said (client's clock).")
     received_at = models.DateTimeField(auto_now_add=True)
 
@@ -206,6 +207,9 @@ class Memory(models.Model):
     retired_reason = models.CharField(max_length=200, blank=True)
 
     source = models.CharField(max_length=300, blank=True, help_text="chat, api, inbox file name, document…")
+    metadata = models.JSONField(
+        default=dict, blank=True, help_text="Labels of the client (from its turns or text, or set directly)."
+    )
     source_messages = models.ManyToManyField(Message, blank=True, related_name="memories")
     source_chunk = models.ForeignKey(
         "knowledge.Chunk", null=True, blank=True, on_delete=models.SET_NULL, related_name="memories"
@@ -480,6 +484,7 @@ class IngestItem(models.Model):
         "knowledge.Document", null=True, blank=True, on_delete=models.SET_NULL, related_name="ingest_items"
     )
     text = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True, help_text="The client's own labels, carried to its facts.")
     # Segments already applied: a retry resumes after them instead of re-extracting.
     progress = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)

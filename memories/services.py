@@ -72,6 +72,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
             topics=data.get("topics", memory.topics),
             importance=data.get("importance", memory.importance),
             valid_from=data.get("valid_from", memory.valid_from),
+            metadata=data.get("metadata", memory.metadata),
             source=memory.source,
             source_chunk_id=memory.source_chunk_id,
             source_file=memory.source_file,
@@ -173,6 +174,7 @@ def memory_add(
     valid_from=None,
     source: str = "api",
     end_user: EndUser | None = None,
+    metadata: dict | None = None,
 ) -> tuple[Memory, bool]:
     """A fact stated directly, by a bot (the ``memory_add`` tool) or an operator (the admin). Returns (memory,
     created).
@@ -197,6 +199,7 @@ def memory_add(
             topics=[t.strip().lower() for t in topics if t.strip()][:50],
             importance=importance,
             valid_from=valid_from,
+            metadata=metadata or {},
             source=source,
             mode=Mode.MANUAL,
             quarantined=screening.quarantined,

@@ -211,7 +211,11 @@ def _search_knowledge_base(caller, kbs, args):
 
 def _memory_search(caller, kbs, args):
     hits = recall.recall(
-        kbs=_scope(kbs, args), query=args["query"], k=args.get("limit", 5), end_user_id=caller.end_user_id
+        kbs=_scope(kbs, args),
+        query=args["query"],
+        k=args.get("limit", 5),
+        end_user_id=caller.end_user_id,
+        metadata=args.get("metadata"),
     )
     return {
         "results": [
@@ -229,6 +233,7 @@ def _memory_add(caller, kbs, args):
         kind=args.get("kind", Memory.Kind.FACT),
         entities=args.get("entities", []),
         topics=args.get("topics", []),
+        metadata=args.get("metadata", {}),
         source="tool",
         end_user=caller.end_user,
     )
@@ -252,12 +257,12 @@ def _own_memory(caller, kbs, args) -> Memory:
 
 def _memory_update(caller, kbs, args):
     memory = _own_memory(caller, kbs, args)
-    changes = {name: args[name] for name in ("text", "kind", "entities", "topics") if name in args}
+    changes = {name: args[name] for name in ("text", "kind", "entities", "topics", "metadata") if name in args}
     for name in ("entities", "topics"):
         if name in changes:
             changes[name] = sorted({v.strip().lower() for v in changes[name] if v.strip()})
     if not changes:
-        raise ToolError("nothing to change: give the new text, kind, entities or topics")
+        raise ToolError("nothing to change: give the new text, kind, entities, topics or metadata")
     version = memory_update(memory=memory, data=changes)
     return {
         "kb": memory.kb.name,
@@ -282,6 +287,12 @@ SLUG = {
     "description": "Document slug (lowercase, hyphens), e.g. 'matrix-tips'.",
 }
 TAGS = {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "maxItems": 50}
+METADATA = {
+    "type": "object",
+    "maxProperties": 20,
+    "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+    "description": "Labels (key: value) to store with the memory, or, in a search, that a memory must have.",
+}
 
 TOOLS = {
     tool.name: tool
@@ -341,7 +352,7 @@ TOOLS = {
         Tool(
             "memory_search",
             "Search your memories (atomic facts remembered from conversations) for ones relevant to a query.",
-            {"query": QUERY, "limit": LIMIT},
+            {"query": QUERY, "limit": LIMIT, "metadata": METADATA},
             ("query",),
             _memory_search,
         ),
@@ -353,6 +364,7 @@ TOOLS = {
                 "kind": {"type": "string", "enum": list(Memory.Kind.values), "default": "fact"},
                 "entities": TAGS,
                 "topics": TAGS,
+                "metadata": METADATA,
             },
             ("text",),
             _memory_add,
@@ -367,6 +379,7 @@ TOOLS = {
                 "kind": {"type": "string", "enum": list(Memory.Kind.values)},
                 "entities": TAGS,
                 "topics": TAGS,
+                "metadata": METADATA,
             },
             ("id",),
             _memory_update,

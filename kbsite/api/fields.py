@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from rest_framework import serializers
 
 from kbsite.models import EndUser, user_id_validator
@@ -18,6 +20,30 @@ class UserIdField(serializers.CharField):
             "memories and documents plus the shared ones; without: the shared ones only.",
         )
         super().__init__(max_length=200, validators=[user_id_validator], **kwargs)
+
+
+METADATA_MAX_CHARS = 2000
+
+
+def metadata_check(value) -> dict:
+    """A client's metadata: a JSON object of at most METADATA_MAX_CHARS characters (as JSON)."""
+    if not isinstance(value, dict):
+        raise serializers.ValidationError('metadata must be a JSON object, e.g. {"channel": "web"}.')
+    if len(json.dumps(value, ensure_ascii=False)) > METADATA_MAX_CHARS:
+        raise serializers.ValidationError(f"metadata is over {METADATA_MAX_CHARS} characters as JSON.")
+    return value
+
+
+class MetadataField(serializers.JSONField):
+    """A small JSON object of the client's own labels (a channel, a source, a topic…)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", f"A JSON object of your own labels, at most {METADATA_MAX_CHARS} characters.")
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        return metadata_check(super().to_internal_value(data))
 
 
 def end_user_named(bot, data: dict) -> EndUser | None:

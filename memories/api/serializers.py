@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from kbsite.ai import llm
-from kbsite.api.fields import UserIdField
+from kbsite.api.fields import MetadataField, UserIdField
 from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory, Message
 
@@ -89,6 +89,7 @@ class MemorySerializer(serializers.ModelSerializer):
     entities = serializers.ListField(child=serializers.CharField(max_length=200), max_length=50, required=False)
     topics = serializers.ListField(child=serializers.CharField(max_length=200), max_length=50, required=False)
     text = serializers.CharField(max_length=4000)
+    metadata = MetadataField(help_text="Your own labels (a JSON object), from its turns or text or set here.")
 
     class Meta:
         model = Memory
@@ -100,6 +101,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "entities",
             "topics",
             "importance",
+            "metadata",
             "live",
             "valid_from",
             "valid_to",
@@ -176,6 +178,7 @@ class MessageInSerializer(serializers.Serializer):
     speaker = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     content = serializers.CharField(max_length=settings.MAX_MESSAGE_CHARS, trim_whitespace=False)
     created_at = serializers.DateTimeField(required=False, help_text="When it was said; default now.")
+    metadata = MetadataField(help_text="Your own labels of the turn (a JSON object); its facts carry them.")
 
     def validate_content(self, value: str) -> str:
         if not value.strip():
@@ -203,6 +206,7 @@ class IngestTextSerializer(serializers.Serializer):
     text = serializers.CharField(max_length=settings.MAX_INGEST_TEXT_CHARS)
     user_id = UserIdField(help_text="Whose text this is; without it, its facts are shared knowledge of the KB.")
     source = serializers.CharField(max_length=300, required=False, default="api")
+    metadata = MetadataField(help_text="Your own labels of the text (a JSON object); its facts carry them.")
 
 
 class IngestAcceptedSerializer(serializers.Serializer):
@@ -224,6 +228,9 @@ class RecallInSerializer(serializers.Serializer):
     )
     kinds = serializers.ListField(child=serializers.ChoiceField(choices=RECALL_KINDS), required=False, max_length=10)
     as_of = serializers.DateTimeField(required=False, help_text="Answer with the facts that were live at this time.")
+    metadata = MetadataField(
+        help_text="Only memories whose metadata holds all of these keys and values (insights carry none)."
+    )
     user_id = UserIdField()
 
     def validate(self, data):

@@ -50,11 +50,13 @@ def facts_apply(
     cursors: list[CursorGuard] = (),
     turn_chunks: dict[str, int] | None = None,
     end_user_id: int | None = None,
+    turn_metadata: dict[str, dict] | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors.
 
     ``turn_message_ids`` and ``turn_chunks`` map the extraction's turn refs to the messages or document chunks
-    its facts cite; the ``cursors`` move only if no other job has moved them since the extraction started.
+    its facts cite, and ``turn_metadata`` the client's labels of those turns (a fact gets those of its turns); the
+    ``cursors`` move only if no other job has moved them since the extraction started.
     The facts are ``end_user_id``'s (None: shared), and everything they are compared with is too: a repeat is
     a repeat of the same owner's fact, and a fact retires only one of the same owner.
     """
@@ -77,7 +79,9 @@ def facts_apply(
             job_run=job,
             in_vector_index=indexed,
         )
-        new, repeated = _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, fields, now)
+        new, repeated = _memories_new(
+            kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, turn_metadata or {}, fields, now
+        )
         bulk.memories_insert([memory for memory, _, _ in new])
         _sources_link(new, repeated)
         job.facts_superseded += _superseded_retire(kb, end_user_id, new, now)
@@ -117,7 +121,7 @@ def _cursors_check(cursors: list[CursorGuard]) -> None:
 NewMemory = tuple[Memory, list[int], "int | None"]  # the memory, the messages it cites, the memory it replaces
 
 
-def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields, now):
+def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_metadata, fields, now):
     """The memories to insert, and (memory id, message ids) for the repeats: a fact whose text is already live
     (or, unless it supersedes, is a near-duplicate of a live memory) adds its turns to that memory's sources."""
     hashes = [text_hash(s.text) for _, s in facts]
@@ -138,6 +142,9 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields
             continue
         batch_hashes.add(digest)
         chunk_ids = [turn_chunks[r] for r in fact.turn_refs if r in turn_chunks]
+        metadata: dict = {}
+        for ref in fact.turn_refs:
+            metadata.update(turn_metadata.get(ref, {}))
         memory = Memory(
             text=screening.text,
             source_chunk_id=chunk_ids[0] if chunk_ids else None,
@@ -149,6 +156,7 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, fields
             embedding=vector,
             content_hash=digest,
             valid_from=fact.valid_from,
+            metadata=metadata,
             quarantined=screening.quarantined,
             quarantine_reason=screening.reason,
             created_at=now,

@@ -98,14 +98,25 @@ def claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn
             "speaker",
             "role",
             "created_at",
+            "metadata",
         )
     )
     owners: dict[int, int | None] = {}
-    for pk, session_id, cursor, owner, content, speaker, role, created_at in pending:
+    for pk, session_id, cursor, owner, content, speaker, role, created_at, metadata in pending:
         batch = by_session[session_id]
         cursors[session_id], owners[session_id] = cursor, owner
         if len(batch) < settings.EXTRACT_BATCH_TURNS:
-            batch.append(Turn(ref=f"m{pk}", text=content, speaker=speaker, role=role, when=created_at, message_id=pk))
+            batch.append(
+                Turn(
+                    ref=f"m{pk}",
+                    text=content,
+                    speaker=speaker,
+                    role=role,
+                    when=created_at,
+                    message_id=pk,
+                    metadata=metadata or {},
+                )
+            )
     return [
         (CursorGuard(session_id=sid, expected=cursors[sid], to=batch[-1].message_id, end_user_id=owners[sid]), batch)
         for sid, batch in by_session.items()

@@ -56,6 +56,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
                 kb=kb,
                 extraction=extraction,
                 turn_message_ids={},
+                turn_metadata={t.ref: item.metadata for t in turns} if item.metadata else None,
                 job=job,
                 source=source,
                 source_file=item.file_name,

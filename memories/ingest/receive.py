@@ -66,12 +66,14 @@ def messages_receive(
 
 
 def text_receive(
-    *, kb: KnowledgeBase, text: str, source: str, end_user: EndUser | None = None
+    *, kb: KnowledgeBase, text: str, source: str, end_user: EndUser | None = None, metadata: dict | None = None
 ) -> tuple[IngestItem, JobRun]:
-    """Store a piece of text (the end user's own, or shared) and queue its ingestion; returns the item and its
-    job."""
+    """Store a piece of text (the end user's own, or shared; with the client's ``metadata``, which its facts
+    carry) and queue its ingestion; returns the item and its job."""
     with transaction.atomic():
-        item = IngestItem.objects.create(kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text, end_user=end_user)
+        item = IngestItem.objects.create(
+            kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text, end_user=end_user, metadata=metadata or {}
+        )
         job = enqueue_item_ingest(item=item)
     return item, job
 

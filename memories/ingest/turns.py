@@ -87,6 +87,7 @@ def _extract_group(
             kb=kb,
             extraction=extraction,
             turn_message_ids={t.ref: t.message_id for t in turns},
+            turn_metadata={t.ref: t.metadata for t in turns if t.metadata},
             job=job,
             source="chat",
             cursors=[guard for guard, _ in group],

@@ -53,6 +53,7 @@ def records(*, kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Ite
             "role": m.role,
             "speaker": m.speaker,
             "content": m.content,
+            "metadata": m.metadata,
             "created_at": _iso(m.created_at),
         }
     for d in owned(Document.objects.present().select_related("end_user")).order_by("id").iterator(chunk_size=100):
@@ -149,6 +150,7 @@ def _memory_batch(batch: list[Memory], kb_names: dict[int, str]) -> Iterator[dic
             "entities": m.entities,
             "topics": m.topics,
             "importance": m.importance,
+            "metadata": m.metadata,
             "valid_from": _iso(m.valid_from),
             "valid_to": _iso(m.valid_to),
             "superseded_by": m.superseded_by_id,

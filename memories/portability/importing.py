@@ -421,6 +421,7 @@ def _memory(state: _Import, data: dict, screening, key, chunks) -> Memory:
         entities=data["entities"],
         topics=data["topics"],
         importance=data["importance"],
+        metadata=data["metadata"],
         content_hash=key[1],
         valid_from=data["valid_from"],
         retired_reason=data["retired_reason"],

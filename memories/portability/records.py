@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
+from kbsite.api.fields import MetadataField
 from kbsite.models import NAME_RE, Mode
 from kbsite.models import user_id_validator as _user_id
 from knowledge.files import SLUG_RE
@@ -71,6 +72,7 @@ class TurnRecord(Record):
     role = serializers.ChoiceField(choices=Message.Role.choices, default=Message.Role.USER)
     speaker = serializers.CharField(max_length=200, allow_blank=True, required=False, default="")
     content = serializers.CharField(max_length=settings.MAX_MESSAGE_CHARS, trim_whitespace=False)
+    metadata = MetadataField(default=dict)
     created_at = _moment()
 
 
@@ -101,6 +103,7 @@ class MemoryRecord(Record):
     entities = _words()
     topics = _words()
     importance = serializers.FloatField(min_value=0.0, max_value=1.0, default=0.5)
+    metadata = MetadataField(default=dict)
     valid_from = _moment()
     valid_to = _moment()
     superseded_by = serializers.IntegerField(min_value=1, allow_null=True, required=False, default=None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
@@ -45,12 +46,14 @@ def recall(
     query_vector=None,
     end_user_id: int | None = None,
     limits: dict[str, tuple[int, int | None]] | None = None,
+    metadata: dict | None = None,
 ) -> list[Hit]:
     """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
     and, once packed, its sources. ``kinds`` may name memory kinds and "insight". With ``end_user_id``, that end
     user's own and the shared ones; without, the shared ones only.
 
-    ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
+    ``metadata`` keeps the memories whose metadata holds all its keys and values (and no insight: they carry
+    none). ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
     ``budget_chars`` for all: one search for a context block's memories and its insights."""
     # The query is embedded on another thread while the database does the full-text part.
     embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
@@ -62,10 +65,10 @@ def recall(
         kinds=memory_kinds,
         exclude_session=exclude_session,
         end_user_id=end_user_id,
+        metadata=json.dumps(metadata, sort_keys=True) if metadata else None,
     )
-    tables = _tables(
-        scope, want_memories, include_insights and (not kinds or "insight" in kinds) and not exclude_session
-    )
+    insights = include_insights and (not kinds or "insight" in kinds) and not exclude_session and not metadata
+    tables = _tables(scope, want_memories, insights)
     memories = tables[0] if want_memories else None
 
     fusion, similarity = _direct(kbs, tables, query, embedding, query_vector)

@@ -10,6 +10,7 @@ the product uses (``live``, ``as_of``), so the rule for what a recall may return
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -26,12 +27,15 @@ class Scope:
     kinds: tuple[str, ...] | None = None  # memory kinds; None: every kind
     exclude_session: str | None = None
     end_user_id: int | None = None
+    metadata: str | None = None  # a JSON object (text, so that a scope stays hashable) memories must contain
 
     def memories(self) -> QuerySet:
         memories = Memory.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids, quarantined=False)
         memories = memories.as_of(self.as_of) if self.as_of else memories.live()
         if self.kinds:
             memories = memories.filter(kind__in=self.kinds)
+        if self.metadata:
+            memories = memories.filter(metadata__contains=json.loads(self.metadata))
         if self.exclude_session:
             # Memories drawn only from the excluded session's own turns are left out.
             memories = memories.exclude(source_messages__session__external_id=self.exclude_session)
