@@ -75,6 +75,7 @@ class Transcript:
     def __init__(self) -> None:
         self._pending = b""
         self._parts: list[str] = []
+        self.done = False  # the stream's "data: [DONE]" has passed
 
     def feed(self, chunk: bytes) -> None:
         self._pending += chunk
@@ -86,6 +87,8 @@ class Transcript:
         if not line.startswith(b"data:"):
             return
         data = line[5:].strip()
+        if data == b"[DONE]":
+            self.done = True
         if not data or data == b"[DONE]":
             return
         try:

@@ -136,10 +136,22 @@ async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> Streami
     answer = await stack.enter_async_context(upstream.chat_stream(body))  # an error before the first byte: raised
     transcript = Transcript()
 
+    recorded = False
+
+    async def record():
+        nonlocal recorded
+        if not recorded:
+            recorded = True
+            await in_thread(_record, kb, chat, transcript.text)
+
     async def chunks():
         try:
             async for chunk in answer.chunks:
                 transcript.feed(chunk)
+                if transcript.done:
+                    # Before the client gets [DONE]: a client that stops reading there may go away at once, and
+                    # a stream cut off by its client is closed only when it is collected.
+                    await record()
                 yield chunk
         except Exception as exc:  # the status is sent already: the stream says what happened, then ends
             logger.warning("chat proxy: the upstream stream broke off: %s", exc)
@@ -147,7 +159,7 @@ async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> Streami
             yield f"data: {json.dumps(error)}\n\n".encode()
         finally:
             await stack.aclose()
-            # After the last chunk (a client that went away mid-stream gets here too, with the reply so far).
-            await in_thread(_record, kb, chat, transcript.text)
+            # A stream without [DONE], or cut off by its client (with the reply so far).
+            await record()
 
     return StreamingHttpResponse(chunks(), status=answer.status, content_type=answer.content_type)
