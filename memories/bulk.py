@@ -29,6 +29,7 @@ MEMORY_COLUMNS = [
     ("in_vector_index", "bool"),
     ("content_hash", "text"),
     ("valid_from", "timestamptz"),
+    ("valid_to", "timestamptz"),
     ("retired_reason", "text"),
     ("source", "text"),
     ("metadata", "jsonb"),

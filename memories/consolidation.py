@@ -197,7 +197,7 @@ def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str]
     now = timezone.now()
     alive = set(
         Memory.objects.select_for_update()
-        .filter(pk__in=[m.pk for m in batch], valid_to__isnull=True)
+        .filter(pk__in=[m.pk for m in batch], retired_at__isnull=True)
         .values_list("pk", flat=True)
     )
     kept = [

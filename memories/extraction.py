@@ -296,19 +296,22 @@ def parse_reply(data: dict, *, turns: list[Turn], live_ids: set[int]) -> tuple[l
     except ValidationError as exc:
         raise llm.LLMBadReply(f"extraction reply does not match the schema: {exc.errors()[:3]}") from exc
     refs = {t.ref for t in turns}
-    default_when = max((t.when for t in turns if t.when), default=None)
+    when = {t.ref: t.when for t in turns if t.when}
+    default_when = max(when.values(), default=None)
     facts: list[Fact] = []
     rejected = 0
 
     def fact_from(item: _AddItem, supersedes: int | None = None) -> Fact:
         turn_refs = [r for r in item.source_turns if r in refs] or sorted(refs)
+        # Without a date from the model, the fact is as old as its own source turns (the last of them).
+        own_when = max((when[r] for r in turn_refs if r in when), default=default_when)
         return Fact(
             text=item.text.strip(),
             kind=item.kind,
             entities=_clean_tags(item.entities),
             topics=_clean_tags(item.topics),
             importance=item.importance,
-            valid_from=item.valid_from or default_when,
+            valid_from=item.valid_from or own_when,
             turn_refs=turn_refs,
             supersedes=supersedes,
         )

@@ -20,4 +20,9 @@ class RecallConsoleForm(forms.Form):
     )
     k = forms.IntegerField(min_value=1, max_value=100, initial=10)
     budget_chars = forms.IntegerField(min_value=50, max_value=200_000, required=False, initial=2000)
-    as_of = forms.DateTimeField(required=False, help_text="Optional: recall as of this time (YYYY-MM-DD HH:MM).")
+    as_of = forms.DateTimeField(
+        required=False, help_text="Optional valid time: the facts true in the world then (YYYY-MM-DD HH:MM)."
+    )
+    known_at = forms.DateTimeField(
+        required=False, help_text="Optional system time: what kbsite knew then (YYYY-MM-DD HH:MM)."
+    )

@@ -3,8 +3,10 @@
 The memory domain: conversations (sessions and turns), the memories drawn from them, insights, the entity graph, and
 the inputs waiting to be ingested.
 
-Bi-temporal: a memory is *live* while ``valid_to`` is null. The system never hard-deletes a memory; a contradicted
-fact is retired (``valid_to`` set, ``superseded_by`` pointing at its replacement) so its history stays visible.
+Bi-temporal. Valid time: when a fact was true in the world (``valid_from`` / ``valid_to``). System time: when
+kbsite learned it (``created_at``) and when it retired it (``retired_at``). A memory is *live* while ``retired_at``
+is null. The system never hard-deletes a memory: a contradicted fact is retired (``superseded_by`` pointing at its
+replacement, its valid time ending where the replacement's begins), so its history stays visible.
 """
 
 from __future__ import annotations
@@ -95,18 +97,18 @@ class Message(models.Model):
 
 
 class LifeSpanQuerySet(models.QuerySet):
-    """Rows that are live until retired (``valid_to`` set): memories and insights."""
+    """Rows that are live until retired (``retired_at`` set): memories and insights."""
 
     def live(self):
         """Not retired: what is currently believed."""
-        return self.filter(valid_to__isnull=True)
+        return self.filter(retired_at__isnull=True)
 
     def retired(self):
-        return self.filter(valid_to__isnull=False)
+        return self.filter(retired_at__isnull=False)
 
-    def as_of(self, moment):
-        """What the system held as live at ``moment`` (transaction time)."""
-        return self.filter(created_at__lte=moment).filter(Q(valid_to__isnull=True) | Q(valid_to__gt=moment))
+    def known_at(self, moment):
+        """What the system held as live at ``moment`` (system time)."""
+        return self.filter(created_at__lte=moment).filter(Q(retired_at__isnull=True) | Q(retired_at__gt=moment))
 
     def owned_by(self, end_user_id: int | None):
         """Rows of exactly this owner: the end user's own, or (None) the shared ones."""
@@ -126,6 +128,19 @@ def visible_to(end_user_id: int | None, prefix: str = "") -> Q:
 
 
 class MemoryQuerySet(LifeSpanQuerySet):
+    def valid_at(self, moment, known_at=None):
+        """The facts true in the world at ``moment`` (valid time), as the system knew them at ``known_at`` (system
+        time; default now): those it held then, and those a newer fact had replaced by then, whose valid time
+        ended where the newer one's began. A fact retired for another reason (an edit, forgotten, wrong) was
+        never true as worded; one with no ``valid_from`` is taken as true from the start."""
+        known = known_at or timezone.now()
+        held = Q(retired_at__isnull=True) | Q(retired_at__gt=known)
+        replaced = Q(retired_at__lte=known, valid_to__isnull=False)
+        began = Q(valid_from__isnull=True) | Q(valid_from__lte=moment)
+        # A valid time that ended after ``known`` was not known to have ended then.
+        not_ended = Q(valid_to__isnull=True) | Q(valid_to__gt=moment) | Q(retired_at__gt=known)
+        return self.filter(Q(created_at__lte=known) & (held | replaced) & began & not_ended)
+
     def injectable(self):
         """Live and not quarantined: safe to put into a bot's prompt."""
         return self.live().filter(quarantined=False)
@@ -199,8 +214,15 @@ class Memory(models.Model):
     )
     content_hash = models.CharField(max_length=64, editable=False)
 
-    valid_from = models.DateTimeField(null=True, blank=True, help_text="When the fact became true, if known.")
-    valid_to = models.DateTimeField(null=True, blank=True, help_text="Set when the fact was retired.")
+    valid_from = models.DateTimeField(
+        null=True, blank=True, help_text="Valid time: when the fact became true in the world, if known."
+    )
+    valid_to = models.DateTimeField(
+        null=True, blank=True, help_text="Valid time: when it stopped being true (where the fact replacing it began)."
+    )
+    retired_at = models.DateTimeField(
+        null=True, blank=True, help_text="System time: when kbsite retired it (superseded, edited, forgotten)."
+    )
     superseded_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
@@ -255,7 +277,7 @@ class Memory(models.Model):
             models.Index(
                 fields=["kb", "created_at"],
                 name="memory_kb_unconsolidated",
-                condition=Q(consolidated=False, valid_to__isnull=True),
+                condition=Q(consolidated=False, retired_at__isnull=True),
             ),
         ]
 
@@ -268,7 +290,7 @@ class Memory(models.Model):
 
     @property
     def is_live(self) -> bool:
-        return self.valid_to is None
+        return self.retired_at is None
 
     def sources(self) -> list[dict]:
         """Provenance: the messages, document chunk or file it came from (uses prefetched relations)."""
@@ -300,14 +322,14 @@ class Memory(models.Model):
         """
         with transaction.atomic():
             row = Memory.objects.select_for_update().get(pk=self.pk)
-            if row.valid_to is not None:
+            if row.retired_at is not None:
                 return False
-            row.valid_to = timezone.now()
+            row.retired_at = timezone.now()
             row.retired_reason = reason
             row.superseded_by = superseded_by
-            row.save(update_fields=["valid_to", "retired_reason", "superseded_by", "updated_at"])
-            retirement_follow([row.pk], reason=reason, at=row.valid_to)
-        self.valid_to, self.retired_reason, self.superseded_by = row.valid_to, row.retired_reason, row.superseded_by
+            row.save(update_fields=["retired_at", "retired_reason", "superseded_by", "updated_at"])
+            retirement_follow([row.pk], reason=reason, at=row.retired_at)
+        self.retired_at, self.retired_reason, self.superseded_by = row.retired_at, row.retired_reason, row.superseded_by
         return True
 
 
@@ -318,14 +340,14 @@ def retirement_follow(memory_ids: list[int], *, reason: str, at) -> int:
     retired."""
     if not memory_ids:
         return 0
-    Edge.objects.filter(memory_id__in=memory_ids, valid_to__isnull=True).update(valid_to=at)
+    Edge.objects.filter(memory_id__in=memory_ids, retired_at__isnull=True).update(retired_at=at)
     insight_ids = list(
         Insight.objects.live().filter(memories__in=memory_ids).values_list("id", flat=True).distinct().order_by()
     )
     if not insight_ids:
         return 0
     Insight.objects.filter(pk__in=insight_ids).update(
-        valid_to=at, retired_reason=f"a memory it drew on was retired ({reason})"[:200]
+        retired_at=at, retired_reason=f"a memory it drew on was retired ({reason})"[:200]
     )
     Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=memory_ids).update(consolidated=False)
     return len(insight_ids)
@@ -355,7 +377,7 @@ class Insight(models.Model):
     job_run = models.ForeignKey(
         "kbsite.JobRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="insights"
     )
-    valid_to = models.DateTimeField(null=True, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
     retired_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -437,7 +459,7 @@ class Edge(models.Model):
     relation = models.CharField(max_length=100)
     dst = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="in_edges")
     memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="edges")
-    valid_to = models.DateTimeField(null=True, blank=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -445,7 +467,7 @@ class Edge(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["kb", "src", "relation", "dst"],
-                condition=Q(valid_to__isnull=True),
+                condition=Q(retired_at__isnull=True),
                 name="unique_live_edge",
             )
         ]

@@ -28,7 +28,7 @@ def kb_list_with_counts(*, bot: Bot | None = None):
         quarantined_count=_count(Memory.objects.live().filter(quarantined=True)),
         llm_memory_count=_count(Memory.objects.live().filter(mode=Mode.LLM)),
         heuristic_memory_count=_count(Memory.objects.live().filter(mode=Mode.HEURISTIC)),
-        insight_count=_count(Insight.objects.filter(valid_to__isnull=True)),
+        insight_count=_count(Insight.objects.filter(retired_at__isnull=True)),
         document_count=_count(Document.objects.present()),
         # Turns past their session's extraction cursor: posted, not yet processed.
         pending_messages=_count(Message.objects.filter(id__gt=F("session__extracted_through"))),

@@ -72,6 +72,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
             topics=data.get("topics", memory.topics),
             importance=data.get("importance", memory.importance),
             valid_from=data.get("valid_from", memory.valid_from),
+            valid_to=data.get("valid_to", memory.valid_to),
             metadata=data.get("metadata", memory.metadata),
             source=memory.source,
             source_chunk_id=memory.source_chunk_id,
@@ -99,17 +100,20 @@ def memory_restore(*, memory: Memory) -> bool:
     again. Returns False if it was live."""
     with transaction.atomic():
         row = Memory.objects.select_for_update().get(pk=memory.pk)
-        if row.valid_to is None:
+        if row.retired_at is None:
             return False
-        retired_at, replacement = row.valid_to, row.superseded_by
-        row.valid_to, row.retired_reason, row.superseded_by, row.consolidated = None, "", None, False
-        row.save(update_fields=["valid_to", "retired_reason", "superseded_by", "consolidated", "updated_at"])
+        retired_at, replacement = row.retired_at, row.superseded_by
+        row.retired_at, row.valid_to, row.retired_reason, row.superseded_by = None, None, "", None
+        row.consolidated = False
+        row.save(
+            update_fields=["retired_at", "valid_to", "retired_reason", "superseded_by", "consolidated", "updated_at"]
+        )
         if replacement is not None and replacement.is_live:
             replacement.retire(reason=f"replaced by memory {row.pk}, restored", superseded_by=row)
-        for edge in Edge.objects.filter(memory=row, valid_to=retired_at):
+        for edge in Edge.objects.filter(memory=row, retired_at=retired_at):
             live = Edge.objects.filter(kb_id=edge.kb_id, src_id=edge.src_id, relation=edge.relation, dst_id=edge.dst_id)
-            if not live.filter(valid_to__isnull=True).exists():
-                Edge.objects.filter(pk=edge.pk).update(valid_to=None)
+            if not live.filter(retired_at__isnull=True).exists():
+                Edge.objects.filter(pk=edge.pk).update(retired_at=None)
     memory.refresh_from_db()
     return True
 
@@ -225,7 +229,7 @@ def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
     with transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM memories_memory WHERE kb_id = %s AND end_user_id IS NULL AND valid_to IS NULL",
+                "SELECT count(*) FROM memories_memory WHERE kb_id = %s AND end_user_id IS NULL AND retired_at IS NULL",
                 [kb_id],
             )
             live = cursor.fetchone()[0]
@@ -236,7 +240,7 @@ def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
                 [
                     kb_id,
                     "SELECT search_vector FROM memories_memory "
-                    f"WHERE kb_id = {kb_id} AND end_user_id IS NULL AND valid_to IS NULL AND NOT quarantined",
+                    f"WHERE kb_id = {kb_id} AND end_user_id IS NULL AND retired_at IS NULL AND NOT quarantined",
                 ],
             )
             words = cursor.rowcount
@@ -248,7 +252,7 @@ def kb_term_stats_refresh(*, kb: KnowledgeBase) -> int:
 def kb_term_stats_refresh_if_due(*, kb: KnowledgeBase) -> bool:
     """Refresh a large KB's word statistics (of its shared memories) when they have grown or shrunk enough since
     the last count."""
-    live = Memory.objects.filter(kb=kb, end_user__isnull=True, valid_to__isnull=True).count()
+    live = Memory.objects.filter(kb=kb, end_user__isnull=True, retired_at__isnull=True).count()
     kept = KnowledgeBase.objects.filter(pk=kb.pk).values_list("term_stats_memories", flat=True).first() or 0
     if live < TERM_STATS_MIN_MEMORIES:
         if kept:  # shrunk below the threshold (e.g. cleared): counting at query time is right again

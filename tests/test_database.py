@@ -49,7 +49,7 @@ def test_search_vector_is_generated_by_the_database(django_db_setup):
 
 
 def test_memories_are_never_deleted_by_retirement():
-    """Retiring keeps the row, sets valid_to and the replacement; live() hides it, retired() shows it."""
+    """Retiring keeps the row, sets retired_at and the replacement; live() hides it, retired() shows it."""
     from memories.models import Memory
     from tests.factories import MemoryFactory
 
@@ -60,4 +60,4 @@ def test_memories_are_never_deleted_by_retirement():
     assert list(Memory.objects.live()) == [new]
     assert list(Memory.objects.retired()) == [old]
     old.refresh_from_db()
-    assert old.superseded_by == new and old.valid_to is not None
+    assert old.superseded_by == new and old.retired_at is not None

@@ -71,6 +71,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
                 k=data["k"],
                 budget_chars=data.get("budget_chars"),
                 as_of=data.get("as_of"),
+                known_at=data.get("known_at"),
             )
             used = sum(len(h.text) for h in results)
         context = {

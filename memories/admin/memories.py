@@ -29,7 +29,7 @@ class RetiredFilter(admin.SimpleListFilter):
 
 
 # What an operator may change on a memory's page (the rest is the product's record of it).
-EDITABLE = {"text", "kind", "entities", "topics", "importance", "valid_from", "end_user"}
+EDITABLE = {"text", "kind", "entities", "topics", "importance", "metadata", "valid_from", "valid_to", "end_user"}
 
 
 @admin.register(Memory)
@@ -69,7 +69,7 @@ class MemoryAdmin(admin.ModelAdmin):
         "provenance",
         "fed_insights",
         "history",
-        "valid_to",
+        "retired_at",
         "superseded_by",
         "retired_reason",
         "quarantine_reason",
@@ -77,31 +77,19 @@ class MemoryAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     ]
-    fields = [
-        "kb",
-        "end_user",
-        "text",
-        "kind",
-        "entities",
-        "topics",
-        "importance",
-        "valid_from",
-        "quarantined",
-        "quarantine_reason",
-        "valid_to",
-        "superseded_by",
-        "retired_reason",
-        "history",
-        "source",
-        "source_file",
-        "provenance",
-        "fed_insights",
-        "mode",
-        "job_run",
-        "consolidated",
-        "content_hash",
-        "created_at",
-        "updated_at",
+    fieldsets = [
+        (None, {"fields": ["kb", "end_user", "text", "kind", "entities", "topics", "importance", "metadata"]}),
+        ("Valid time: when it was true in the world", {"fields": ["valid_from", "valid_to"]}),
+        (
+            "System time: when kbsite learned it and retired it",
+            {"fields": ["created_at", "retired_at", "retired_reason", "superseded_by", "history"]},
+        ),
+        ("Screening", {"fields": ["quarantined", "quarantine_reason"]}),
+        (
+            "Provenance",
+            {"fields": ["source", "source_file", "provenance", "fed_insights", "mode", "job_run", "consolidated"]},
+        ),
+        ("Record", {"fields": ["content_hash", "updated_at"]}),
     ]
     actions = ["retire_memories", "restore_memories", "release_quarantine"]
 
@@ -111,7 +99,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="live", boolean=True)
     def is_live(self, obj):
-        return obj.valid_to is None
+        return obj.retired_at is None
 
     @admin.display(description="came from")
     def provenance(self, obj):
@@ -153,7 +141,7 @@ class MemoryAdmin(admin.ModelAdmin):
                     m.pk,
                     m.pk,
                     f"{m.created_at:%Y-%m-%d %H:%M}",
-                    f"retired {m.valid_to:%Y-%m-%d %H:%M} ({m.retired_reason})" if m.valid_to else "live",
+                    f"retired {m.retired_at:%Y-%m-%d %H:%M} ({m.retired_reason})" if m.retired_at else "live",
                     m.text[:200],
                 )
                 for m in versions
@@ -239,10 +227,10 @@ class InsightAdmin(admin.ModelAdmin):
         "job_run",
         "linked_memories",
         "created_at",
-        "valid_to",
+        "retired_at",
         "retired_reason",
     ]
-    fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "valid_to", "retired_reason"]
+    fields = ["kb", "text", "linked_memories", "mode", "job_run", "created_at", "retired_at", "retired_reason"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(_linked=Count("memories"))
@@ -279,7 +267,7 @@ class EntityAdmin(admin.ModelAdmin):
 
 @admin.register(Edge)
 class EdgeAdmin(admin.ModelAdmin):
-    list_display = ["src", "relation", "dst", "kb", "valid_to", "created_at"]
+    list_display = ["src", "relation", "dst", "kb", "retired_at", "created_at"]
     list_filter = ["relation", "kb__bot", "kb"]
     list_select_related = ["src", "dst", "kb__bot"]
     search_fields = ["src__name", "dst__name", "relation"]

@@ -105,6 +105,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "live",
             "valid_from",
             "valid_to",
+            "retired_at",
             "superseded_by",
             "retired_reason",
             "source",
@@ -118,7 +119,7 @@ class MemorySerializer(serializers.ModelSerializer):
         ]
         read_only_fields = [
             "id",
-            "valid_to",
+            "retired_at",
             "superseded_by",
             "retired_reason",
             "source",
@@ -157,7 +158,7 @@ class InsightSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Insight
-        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at", "valid_to", "retired_reason"]
+        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at", "retired_at", "retired_reason"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_memory_ids(self, insight: Insight) -> list[int]:
@@ -227,7 +228,14 @@ class RecallInSerializer(serializers.Serializer):
         default=False, help_text="Leave out memories drawn from session_id's own turns."
     )
     kinds = serializers.ListField(child=serializers.ChoiceField(choices=RECALL_KINDS), required=False, max_length=10)
-    as_of = serializers.DateTimeField(required=False, help_text="Answer with the facts that were live at this time.")
+    as_of = serializers.DateTimeField(
+        required=False,
+        help_text="Valid time: the facts that were true in the world at this time (a fact replaced since counts "
+        "until its replacement began).",
+    )
+    known_at = serializers.DateTimeField(
+        required=False, help_text="System time: answer with what kbsite knew at this time (default now)."
+    )
     metadata = MetadataField(
         help_text="Only memories whose metadata holds all of these keys and values (insights carry none)."
     )

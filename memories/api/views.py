@@ -155,6 +155,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
             exclude_session=data["session_id"] if data["exclude_session"] else None,
             kinds=data.get("kinds"),
             as_of=data.get("as_of"),
+            known_at=data.get("known_at"),
             metadata=data.get("metadata"),
         )
         return Response(

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from kbsite import locks
@@ -174,16 +176,22 @@ def _sources_link(new: list[NewMemory], repeated: list[tuple[int, list[int]]]) -
 
 
 def _superseded_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[NewMemory], now) -> int:
-    """Retire the live facts of the same owner the new ones replace (and the edges they asserted). Returns how
-    many."""
+    """Retire the live facts of the same owner the new ones replace (and what followed them). A replaced fact's valid
+    time ends where its replacement's begins (when that is unknown: now). Returns how many."""
     retired: list[int] = []
     for memory, _, old_id in new:
         if old_id is None:
             continue
         if (
             Memory.objects.owned_by(end_user_id)
-            .filter(pk=old_id, kb=kb, valid_to__isnull=True)
-            .update(valid_to=now, superseded_by=memory, retired_reason=SUPERSEDED, updated_at=now)
+            .filter(pk=old_id, kb=kb, retired_at__isnull=True)
+            .update(
+                retired_at=now,
+                valid_to=Greatest(F("valid_from"), Value(memory.valid_from or now)),
+                superseded_by=memory,
+                retired_reason=SUPERSEDED,
+                updated_at=now,
+            )
         ):
             retired.append(old_id)
     retirement_follow(retired, reason=SUPERSEDED, at=now)
@@ -237,7 +245,7 @@ def _near_duplicates(
         cursor.execute(
             """SELECT id, embedding FROM memories_memory
                WHERE kb_id = %s AND end_user_id IS NOT DISTINCT FROM %s
-                 AND NOT in_vector_index AND valid_to IS NULL AND embedding IS NOT NULL""",
+                 AND NOT in_vector_index AND retired_at IS NULL AND embedding IS NOT NULL""",
             [kb_id, end_user_id],
             binary=True,  # parsing 384 floats of text per row cost more than the query
         )
@@ -261,7 +269,7 @@ def _near_duplicates(
                 CROSS JOIN LATERAL (
                     SELECT m.id, m.embedding <=> q.v AS distance
                     FROM memories_memory m
-                    WHERE m.kb_id = %s AND m.in_vector_index AND m.valid_to IS NULL AND m.embedding IS NOT NULL
+                    WHERE m.kb_id = %s AND m.in_vector_index AND m.retired_at IS NULL AND m.embedding IS NOT NULL
                     ORDER BY m.embedding <=> q.v
                     LIMIT 1
                 ) nn

@@ -83,7 +83,7 @@ def records(*, kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Ite
             "memories": sorted(m.pk for m in i.memories.all()),
             "mode": i.mode,
             "created_at": _iso(i.created_at),
-            "valid_to": _iso(i.valid_to),
+            "retired_at": _iso(i.retired_at),
         }
     edges = owned(Edge.objects.select_related("src__end_user", "dst"), owner="src__end_user").order_by("id")
     for e in edges.iterator(chunk_size=1000):
@@ -95,7 +95,7 @@ def records(*, kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Ite
             "relation": e.relation,
             "dst": e.dst.name,
             "memory": e.memory_id,
-            "valid_to": _iso(e.valid_to),
+            "retired_at": _iso(e.retired_at),
         }
 
 
@@ -153,6 +153,7 @@ def _memory_batch(batch: list[Memory], kb_names: dict[int, str]) -> Iterator[dic
             "metadata": m.metadata,
             "valid_from": _iso(m.valid_from),
             "valid_to": _iso(m.valid_to),
+            "retired_at": _iso(m.retired_at),
             "superseded_by": m.superseded_by_id,
             "retired_reason": m.retired_reason,
             "source": m.source,

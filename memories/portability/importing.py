@@ -30,7 +30,7 @@ from memories import bulk
 from memories.ingest import enqueue_extract
 from memories.ingest.apply import entities_upsert
 from memories.models import Edge, IngestItem, Insight, Memory, Message, Session, text_hash
-from memories.portability.records import RECORDS
+from memories.portability.records import FORMAT_VERSION, RECORDS
 from memories.services import enqueue_embed_missing
 
 
@@ -51,11 +51,13 @@ class Line:
 def records_parse(text: str) -> dict[str, list[Line]]:
     """The file's records by type, each validated; raises :class:`ImportRefused` at the first bad line."""
     by_type: dict[str, list[Line]] = defaultdict(list)
-    kb_name, count = None, 0
+    kb_name, count, version = None, 0, FORMAT_VERSION
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        data = _record(number, raw)
+        data = _record(number, raw, version)
+        if data["type"] == "export":
+            version = data["version"]
         source_kb = data.get("kb")
         if source_kb and kb_name and source_kb != kb_name:
             raise ImportRefused(
@@ -69,13 +71,16 @@ def records_parse(text: str) -> dict[str, list[Line]]:
     return by_type
 
 
-def _record(number: int, raw: str) -> dict:
+def _record(number: int, raw: str, version: int = FORMAT_VERSION) -> dict:
     try:
         obj = json.loads(raw)
     except (ValueError, RecursionError) as exc:
         raise ImportRefused(number, f"is not JSON ({exc})") from exc
     if not isinstance(obj, dict):
         raise ImportRefused(number, "is not a JSON object; each line is one record")
+    if version == 1 and obj.get("type") in ("memory", "insight", "edge") and "valid_to" in obj:
+        # Version 1 named the time a row was retired "valid_to"; it had no valid time's end.
+        obj["retired_at"] = obj.pop("valid_to")
     try:
         text_check(obj)
     except UnstorableText as exc:
@@ -380,12 +385,12 @@ def _memories(state: _Import) -> None:
         memory = new.get(key)
         if memory is not None:
             state.memories[line.data["id"]] = memory.pk
-            if line.data["valid_to"] and memory.valid_to is None:
-                memory.valid_to = line.data["valid_to"]
+            if line.data["retired_at"] and memory.retired_at is None:
+                memory.retired_at = line.data["retired_at"]
                 retired.append((line, memory))
     for line, memory in retired:
         memory.superseded_by_id = state.memories.get(line.data["superseded_by"])
-    Memory.objects.bulk_update([m for _, m in retired], ["valid_to", "superseded_by"], batch_size=500)
+    Memory.objects.bulk_update([m for _, m in retired], ["retired_at", "superseded_by"], batch_size=500)
     links = [
         Memory.source_messages.through(
             memory_id=state.memories[line.data["id"]], message_id=state.messages[s["external_id"]]
@@ -424,6 +429,7 @@ def _memory(state: _Import, data: dict, screening, key, chunks) -> Memory:
         metadata=data["metadata"],
         content_hash=key[1],
         valid_from=data["valid_from"],
+        valid_to=data["valid_to"],
         retired_reason=data["retired_reason"],
         source=data["source"],
         source_file=source_file,
@@ -468,7 +474,7 @@ def _insights(state: _Import) -> None:
             continue
         new[key] = (
             line,
-            Insight(kb=kb, end_user_id=key[0], text=data["text"], mode=data["mode"], valid_to=data["valid_to"]),
+            Insight(kb=kb, end_user_id=key[0], text=data["text"], mode=data["mode"], retired_at=data["retired_at"]),
         )
         if data["created_at"]:
             new[key][1].created_at = data["created_at"]
@@ -491,18 +497,18 @@ def _edges(state: _Import) -> None:
     for line in state.by_type["edge"]:
         names[state.owner(line.data)].update((line.data["src"], line.data["dst"]))
     entities = {owner: entities_upsert(kb, owner, owned) for owner, owned in names.items()}
-    rows = Edge.objects.filter(kb=kb).values_list("src_id", "relation", "dst_id", "memory_id", "valid_to")
+    rows = Edge.objects.filter(kb=kb).values_list("src_id", "relation", "dst_id", "memory_id", "retired_at")
     held = {row for row in rows} | {(*row[:3], "live") for row in rows if row[4] is None}
     new = []
     for line in state.by_type["edge"]:
         data, owned = line.data, entities[state.owner(line.data)]
         src, dst = owned[data["src"]].pk, owned[data["dst"]].pk
-        key = (src, data["relation"], dst, state.memories.get(data["memory"]), data["valid_to"])
+        key = (src, data["relation"], dst, state.memories.get(data["memory"]), data["retired_at"])
         live = (src, data["relation"], dst, "live")
-        if key in held or (data["valid_to"] is None and live in held):  # one live edge per link
+        if key in held or (data["retired_at"] is None and live in held):  # one live edge per link
             state.counts["unchanged"] += 1
             continue
-        held.update({key, live} if data["valid_to"] is None else {key})
-        new.append(Edge(kb=kb, src_id=src, relation=data["relation"], dst_id=dst, memory_id=key[3], valid_to=key[4]))
+        held.update({key, live} if data["retired_at"] is None else {key})
+        new.append(Edge(kb=kb, src_id=src, relation=data["relation"], dst_id=dst, memory_id=key[3], retired_at=key[4]))
     Edge.objects.bulk_create(new, batch_size=1000)
     state.counts["edges"] += len(new)

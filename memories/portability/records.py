@@ -18,7 +18,8 @@ from knowledge.files import SLUG_RE
 from knowledge.models import Document
 from memories.models import Memory, Message
 
-FORMAT_VERSION = 1
+# 2: a memory's retirement is "retired_at" and "valid_to" is valid time (version 1's "valid_to" was retirement).
+FORMAT_VERSION = 2
 
 
 def _user_id_field():
@@ -106,6 +107,7 @@ class MemoryRecord(Record):
     metadata = MetadataField(default=dict)
     valid_from = _moment()
     valid_to = _moment()
+    retired_at = _moment()
     superseded_by = serializers.IntegerField(min_value=1, allow_null=True, required=False, default=None)
     retired_reason = serializers.CharField(max_length=200, allow_blank=True, required=False, default="")
     source = serializers.CharField(max_length=300, allow_blank=True, required=False, default="")
@@ -124,7 +126,7 @@ class InsightRecord(Record):
     memories = serializers.ListField(child=serializers.IntegerField(min_value=1), max_length=1000)
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.LLM)
     created_at = _moment()
-    valid_to = _moment()
+    retired_at = _moment()
 
 
 class EdgeRecord(Record):
@@ -133,7 +135,7 @@ class EdgeRecord(Record):
     relation = serializers.CharField(max_length=100)
     dst = serializers.CharField(max_length=200)
     memory = serializers.IntegerField(min_value=1, allow_null=True, required=False, default=None)
-    valid_to = _moment()
+    retired_at = _moment()
 
 
 class DocumentRecord(Record):

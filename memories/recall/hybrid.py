@@ -41,6 +41,7 @@ def recall(
     exclude_session: str | None = None,
     kinds: list[str] | None = None,
     as_of: datetime | None = None,
+    known_at: datetime | None = None,
     include_insights: bool = True,
     supplements: bool = True,
     query_vector=None,
@@ -50,7 +51,8 @@ def recall(
 ) -> list[Hit]:
     """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
     and, once packed, its sources. ``kinds`` may name memory kinds and "insight". With ``end_user_id``, that end
-    user's own and the shared ones; without, the shared ones only.
+    user's own and the shared ones; without, the shared ones only. ``as_of`` (valid time) asks for the facts true
+    in the world then, ``known_at`` (system time) for what kbsite knew then.
 
     ``metadata`` keeps the memories whose metadata holds all its keys and values (and no insight: they carry
     none). ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
@@ -62,6 +64,7 @@ def recall(
     scope = Scope(
         kb_ids=tuple(kb.pk for kb in kbs),
         as_of=as_of,
+        known_at=known_at,
         kinds=memory_kinds,
         exclude_session=exclude_session,
         end_user_id=end_user_id,

@@ -89,7 +89,7 @@ def _graph_neighbours(kb_ids: tuple[int, ...], end_user_id: int | None, entities
     end user may see (their own and the shared one)."""
     if not entities:
         return set()
-    live = Edge.objects.filter(visible_to(end_user_id, "src__"), kb_id__in=kb_ids, valid_to__isnull=True)
+    live = Edge.objects.filter(visible_to(end_user_id, "src__"), kb_id__in=kb_ids, retired_at__isnull=True)
     out = live.filter(src__name__in=entities).values_list("dst__name", flat=True)
     back = live.filter(dst__name__in=entities).values_list("src__name", flat=True)
     return (set(out[:50]) | set(back[:50])) - entities

@@ -23,7 +23,8 @@ from memories.models import Insight, Memory
 @dataclass(frozen=True)
 class Scope:
     kb_ids: tuple[int, ...]
-    as_of: datetime | None = None
+    as_of: datetime | None = None  # valid time: the facts true in the world then
+    known_at: datetime | None = None  # system time: as kbsite knew them then (default now)
     kinds: tuple[str, ...] | None = None  # memory kinds; None: every kind
     exclude_session: str | None = None
     end_user_id: int | None = None
@@ -31,7 +32,10 @@ class Scope:
 
     def memories(self) -> QuerySet:
         memories = Memory.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids, quarantined=False)
-        memories = memories.as_of(self.as_of) if self.as_of else memories.live()
+        if self.as_of:
+            memories = memories.valid_at(self.as_of, self.known_at)
+        else:
+            memories = memories.known_at(self.known_at) if self.known_at else memories.live()
         if self.kinds:
             memories = memories.filter(kind__in=self.kinds)
         if self.metadata:
@@ -43,7 +47,7 @@ class Scope:
 
     def insights(self) -> QuerySet:
         insights = Insight.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids)
-        return insights.as_of(self.as_of) if self.as_of else insights.live()
+        return insights.known_at(self.known_at) if self.known_at else insights.live()
 
 
 @dataclass(frozen=True)

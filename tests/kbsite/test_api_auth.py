@@ -68,7 +68,7 @@ def test_other_bots_data_is_a_404(api, target, method, path):
     from memories.models import Memory
 
     memory = Memory.objects.get(pk=target["memory"])
-    assert memory.text == "The launch code is in the blue folder." and memory.valid_to is None
+    assert memory.text == "The launch code is in the blue folder." and memory.retired_at is None
 
 
 def test_list_shows_only_own_kbs(api, kb, target):

@@ -100,7 +100,7 @@ def test_edit_with_bad_values_is_a_400(api, kb):
 
 
 def test_retire_keeps_the_memory(api, kb):
-    """Retire sets valid_to with a reason; retiring twice is a 409."""
+    """Retire sets retired_at with a reason; retiring twice is a 409."""
     memory = MemoryFactory(kb=kb)
     response = api.post(f"/api/v1/kbs/notes/memories/{memory.pk}/retire/", json={"reason": "wrong"})
     assert response.status_code == 200

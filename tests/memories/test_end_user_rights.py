@@ -116,7 +116,7 @@ def test_export_holds_everything_about_the_user_and_nothing_else(api, two_users)
     assert MARK[ALICE] in response.text.lower() and MARK[BOB] not in response.text.lower()
     assert "garden club" not in response.text  # shared knowledge is not the user's
     memories = [line for line in lines if line["type"] == "memory"]
-    assert any(m["valid_to"] for m in memories), "retired history is exported"
+    assert any(m["retired_at"] for m in memories), "retired history is exported"
     assert any(s["type"] == "message" for m in memories for s in m["sources"]), "with provenance"
     assert any(d["doc_type"] == "conversation" for d in lines if d["type"] == "document")
 

@@ -126,7 +126,7 @@ def test_supersession_and_the_prompt_stay_within_one_user(api, kb, fake_llm):
     run_queued_tasks()
     assert "Bob lives in Berlin" not in fake_llm.user_prompt()
     bobs.refresh_from_db()
-    assert bobs.valid_to is None
+    assert bobs.retired_at is None
 
 
 def test_documents_and_knowledge_tools_are_scoped(api, kb):

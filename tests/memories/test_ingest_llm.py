@@ -70,7 +70,7 @@ def test_turns_are_accepted_at_once_and_extracted_in_one_call(api, kb, fake_llm)
 
 
 def test_supersede_retires_the_old_fact_and_keeps_history(api, kb, fake_llm):
-    """A contradicted fact gets valid_to and superseded_by; it is never deleted."""
+    """A contradicted fact gets retired_at and superseded_by; it is never deleted."""
     fake_llm.reply_json(add("Alice lives in Paris."))
     post_turns(api, [("m1", "I live in Paris.")])
     run_queued_tasks()
@@ -84,7 +84,7 @@ def test_supersede_retires_the_old_fact_and_keeps_history(api, kb, fake_llm):
     old.refresh_from_db()
     new = Memory.objects.live().get()
     assert new.text == "Alice lives in Berlin."
-    assert old.valid_to is not None and old.superseded_by == new
+    assert old.retired_at is not None and old.superseded_by == new
     assert JobRun.objects.filter(facts_superseded=1).count() == 1
 
 
@@ -96,7 +96,7 @@ def test_supersede_of_an_unknown_id_adds_without_retiring(api, kb, fake_llm):
     run_queued_tasks()
     assert sorted(Memory.objects.live().values_list("text", flat=True)) == ["Alice likes coffee.", "Bob likes tea."]
     keep.refresh_from_db()
-    assert keep.valid_to is None
+    assert keep.retired_at is None
 
 
 def test_duplicates_are_not_stored_twice(api, kb, fake_llm):

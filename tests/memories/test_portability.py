@@ -187,7 +187,7 @@ GOOD = [
         "id": 2,
         "user_id": "ann",
         "text": "Ann likes plums.",
-        "valid_to": "2025-01-01T00:00:00Z",
+        "retired_at": "2025-01-01T00:00:00Z",
         "superseded_by": 1,
     },
 ]
@@ -252,7 +252,7 @@ def test_import_accepts_a_file_upload_and_refuses_what_is_not_its_own(api, other
     assert response.status_code == 200, response.text
     assert response.json()["added"]["memories"] == 2
     retired = Memory.objects.get(text="Ann likes plums.")
-    assert retired.valid_to is not None and retired.superseded_by.text == "Ann likes figs."
+    assert retired.retired_at is not None and retired.superseded_by.text == "Ann likes figs."
     assert [m.external_id for m in Memory.objects.get(text="Ann likes figs.").source_messages.all()] == ["t1"]
     assert other_api.post("/api/v1/kbs/notes/import/", data=body, headers=NDJSON).status_code == 404
     assert api.post("/api/v1/kbs/secret/import/", data=body, headers=NDJSON).status_code == 404

@@ -77,19 +77,20 @@ def test_budget_packing_keeps_rank_order_within_the_budget(api, kb):
     assert scores == sorted(scores, reverse=True)
 
 
-def test_retired_and_quarantined_are_never_returned_but_as_of_sees_the_past(api, kb):
-    """Live recall hides retired and quarantined facts; as_of returns what was live then."""
+def test_retired_and_quarantined_are_never_returned_but_known_at_sees_the_past(api, kb):
+    """Live recall hides retired and quarantined facts; known_at returns what was live then (system time)."""
     old = remember(kb, "Alice lives in Paris.", entities=["alice"])
     Memory.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=10))
     new = remember(kb, "Alice lives in Berlin.", entities=["alice"])
     old.retire(reason="moved", superseded_by=new)
     remember(kb, "Alice's password is hunter22", quarantined=True)
-    Memory.objects.filter(pk=old.pk).update(valid_to=timezone.now() - timedelta(days=2))
+    Memory.objects.filter(pk=old.pk).update(retired_at=timezone.now() - timedelta(days=2))
     embed_all()
     texts = [r["text"] for r in ask_recall(api, query="Where does Alice live? password", k=10)]
     assert "Alice lives in Berlin." in texts
     assert "Alice lives in Paris." not in texts and not any("hunter22" in t for t in texts)
-    past = ask_recall(api, query="Where does Alice live?", k=10, as_of=(timezone.now() - timedelta(days=5)).isoformat())
+    known = (timezone.now() - timedelta(days=5)).isoformat()
+    past = ask_recall(api, query="Where does Alice live?", k=10, known_at=known)
     assert [r["text"] for r in past] == ["Alice lives in Paris."]
 
 

@@ -30,7 +30,7 @@ def test_an_insight_is_retired_with_a_memory_it_drew_on_and_recall_no_longer_ret
     assert insight.text in _recalled(api, "Where does Alice live?")
     assert api.post(f"/api/v1/kbs/notes/memories/{paris.pk}/retire/", json={"reason": "moved"}).status_code == 200
     insight.refresh_from_db()
-    assert insight.valid_to is not None and insight.retired_reason == "a memory it drew on was retired (moved)"
+    assert insight.retired_at is not None and insight.retired_reason == "a memory it drew on was retired (moved)"
     assert not [text for text in _recalled(api, "Where does Alice live?") if "Paris" in text]
     context = api.get("/api/v1/context/", params={"query": "Where does Alice live?"}).json()["context"]
     assert "Paris" not in context
@@ -50,7 +50,7 @@ def test_a_superseded_fact_retires_its_insights(api, kb, fake_llm):
     post_turns(api, [("m1", "I moved to Berlin last month.")])
     run_queued_tasks()
     insight.refresh_from_db()
-    assert insight.valid_to is not None and "superseded" in insight.retired_reason
+    assert insight.retired_at is not None and "superseded" in insight.retired_reason
     assert not [text for text in _recalled(api, "Where does Alice live?") if "Paris" in text]
     assert Insight.objects.live().count() == 0
 
@@ -85,8 +85,8 @@ def test_an_edge_belongs_to_the_memory_that_asserts_it_and_is_retired_with_it(ap
     post_turns(api, [("m3", "I moved to Berlin.")])
     run_queued_tasks()
     edge.refresh_from_db()
-    assert edge.valid_to is not None  # retired with "Alice lives in Paris."
-    live = Edge.objects.get(valid_to__isnull=True)
+    assert edge.retired_at is not None  # retired with "Alice lives in Paris."
+    live = Edge.objects.get(retired_at__isnull=True)
     assert (live.dst.name, live.memory.text) == ("berlin", "Alice lives in Berlin.")
 
 
@@ -102,4 +102,4 @@ def test_retiring_a_memory_by_hand_retires_its_edges(api, kb, fake_llm):
     run_queued_tasks()
     memory = Memory.objects.get()
     api.post(f"/api/v1/kbs/notes/memories/{memory.pk}/retire/", json={"reason": "left the job"})
-    assert Edge.objects.get().valid_to is not None
+    assert Edge.objects.get().retired_at is not None

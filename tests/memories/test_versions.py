@@ -35,7 +35,7 @@ def test_an_edit_keeps_the_old_wording_in_the_history(api, kb):
     assert memory.text == "Alice likes jazz." and memory.retired_reason == "edited"
     assert memory.superseded_by_id == version["id"]
     insight.refresh_from_db()
-    assert insight.valid_to is not None  # it quoted the old wording
+    assert insight.retired_at is not None  # it quoted the old wording
 
     history = api.get(f"{MEMORIES}/{version['id']}/history/").json()
     assert [(m["id"], m["text"], m["live"]) for m in history] == [
@@ -73,9 +73,9 @@ def test_restore_undoes_a_retirement_and_a_supersession(api, kb, fake_llm):
     assert restored.status_code == 200, restored.text
     assert restored.json()["live"] and restored.json()["retired_reason"] == ""
     berlin.refresh_from_db()
-    assert berlin.valid_to is not None and berlin.retired_reason == f"replaced by memory {paris.pk}, restored"
+    assert berlin.retired_at is not None and berlin.retired_reason == f"replaced by memory {paris.pk}, restored"
     assert list(Memory.objects.live().values_list("text", flat=True)) == ["Alice lives in Paris."]
-    assert paris.edges.get().valid_to is None  # its edge is back
+    assert paris.edges.get().retired_at is None  # its edge is back
     memories_embed_missing()
     hits = api.post("/api/v1/kbs/notes/recall/", json={"query": "Where does Alice live?"}).json()["results"]
     assert hits[0]["text"] == "Alice lives in Paris."
