@@ -37,6 +37,10 @@ CONSOLIDATE_BATCH = env_int("CONSOLIDATE_BATCH", 50, minimum=2)
 # about a thousand results; ours hold 60 candidates, where 60 flattens rank 1 and rank 20 to within 1.3x.
 # LoCoMo evidence recall@10 / within 2,000 chars: k=60 0.657 / 0.704, k=30 0.688 / 0.730, k=10 0.718 / 0.756.
 RECALL_RRF_K = env_int("RECALL_RRF_K", 10, minimum=1)
+# Context block: its size when a request names none (the chat proxy's is PROXY_CONTEXT_CHARS), and the end user's
+# profile at its top (identity, preferences, constraints), within at most this many of those characters.
+CONTEXT_CHARS = env_int("CONTEXT_CHARS", 4000, minimum=200)
+PROFILE_CHARS = env_int("PROFILE_CHARS", 800, minimum=0)
 # Context block: a memory found only by vector search must be at least this similar to the query.
 CONTEXT_RELEVANCE_THRESHOLD = env_float("CONTEXT_RELEVANCE_THRESHOLD", 0.3)
 

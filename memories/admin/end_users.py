@@ -3,6 +3,7 @@ for operators: export as JSON Lines, and erasure after a confirmation page listi
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -12,6 +13,7 @@ from django.utils.html import format_html, format_html_join
 
 from kbsite.models import EndUser, Erasure, KnowledgeBase
 from memories import endusers, portability
+from memories.context import profile_facts
 
 # The changelists of an end user's rows, by what erasure calls them.
 ROW_PAGES = {
@@ -31,7 +33,7 @@ class EndUserAdmin(admin.ModelAdmin):
     list_filter = ["bot"]
     list_select_related = ["bot"]
     search_fields = ["external_id"]
-    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at", "held", "rights"]
+    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at", "profile", "held", "rights"]
     fields = readonly_fields
 
     def get_queryset(self, request):
@@ -58,6 +60,20 @@ class EndUserAdmin(admin.ModelAdmin):
     @admin.display(description="documents", ordering="n_documents")
     def documents(self, obj):
         return obj.n_documents
+
+    @admin.display(description="profile")
+    def profile(self, obj):
+        """What the context block puts at its top for this user (each fact links to its page, where an edit, a
+        change of kind or a retirement changes the profile)."""
+        kbs = KnowledgeBase.objects.filter(bot_id=obj.bot_id, always_on=True, is_active=True)
+        facts = profile_facts(list(kbs), obj.pk, settings.PROFILE_CHARS, {kb.pk: kb.name for kb in kbs})
+        if not facts:
+            return "- (no live fact of kind user profile or preference)"
+        return format_html_join(
+            "",
+            '<div><a href="{}">#{}</a> {} <span class="quiet">({})</span></div>',
+            ((reverse("admin:memories_memory_change", args=[h.id]), h.id, h.text, h.kind) for h in facts),
+        )
 
     @admin.display(description="held about them")
     def held(self, obj):

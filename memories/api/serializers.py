@@ -284,13 +284,16 @@ class AskOutSerializer(serializers.Serializer):
 class ContextInSerializer(serializers.Serializer):
     query = serializers.CharField(max_length=2000)
     session_id = serializers.CharField(max_length=200, required=False)
-    budget_chars = serializers.IntegerField(min_value=100, max_value=100_000, default=4000)
+    budget_chars = serializers.IntegerField(
+        min_value=200, max_value=100_000, required=False, help_text="Default: the CONTEXT_CHARS setting."
+    )
     user_id = UserIdField()
 
 
 class ContextOutSerializer(serializers.Serializer):
     context = serializers.CharField(help_text="A system-prompt block; empty when nothing relevant is remembered.")
     knowledge_bases = serializers.ListField(child=serializers.CharField())
+    profile = HitSerializer(many=True, help_text="The end user's profile facts, at the top of the block.")
     memories = HitSerializer(many=True)
     insights = HitSerializer(many=True)
     documents = serializers.ListField(child=serializers.DictField())

@@ -389,6 +389,7 @@ class ContextView(APIView):
             {
                 "context": block.text,
                 "knowledge_bases": block.kbs,
+                "profile": HitSerializer(block.profile, many=True).data,
                 "memories": HitSerializer(block.memories, many=True).data,
                 "insights": HitSerializer(block.insights, many=True).data,
                 "documents": block.documents,

@@ -1,0 +1,100 @@
+"""The context block a bot gets (issue 19, findings 6 and 7): the end user's profile always at the top, one entry
+per thing said (with all its sources), and no memory let in by a name alone."""
+
+from __future__ import annotations
+
+from kbsite.models import EndUser
+from memories.models import Memory
+from memories.services import memories_embed_missing
+from tests.conftest import run_queued_tasks
+from tests.factories import KnowledgeBaseFactory, MemoryFactory
+
+
+def _context(api, query: str, **params) -> dict:
+    response = api.get("/api/v1/context/", params={"query": query, **params})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_the_profile_is_always_at_the_top_and_stays_current(api, kb, bot, settings):
+    alice = EndUser.objects.create(bot=bot, external_id="alice")
+    allergy = MemoryFactory(kb=kb, end_user=alice, text="Alice is allergic to shellfish.", kind="user_profile")
+    diet = MemoryFactory(kb=kb, end_user=alice, text="Alice prefers vegetarian dishes.", kind="preference")
+    MemoryFactory(kb=kb, end_user=alice, text="Alice's sister visited Lisbon in May.", kind="event")
+    MemoryFactory(kb=kb, text="Bob is allergic to nuts.", kind="user_profile")  # shared, not Alice's profile
+    memories_embed_missing()
+
+    body = _context(api, "what should I cook tonight?", user_id="alice")
+    text = body["context"]
+    assert "### About this user" in text
+    assert f"[memory {allergy.pk}]" in text and f"[memory {diet.pk}]" in text
+    assert text.index("### About this user") < text.index("Alice is allergic")
+    assert "Lisbon" not in text and "Bob" not in text
+    assert [h["id"] for h in body["profile"]] == [allergy.pk, diet.pk] or {h["id"] for h in body["profile"]} == {
+        allergy.pk,
+        diet.pk,
+    }
+    # No end user, no profile.
+    assert "About this user" not in _context(api, "what should I cook tonight?")["context"]
+
+    # Kept current: a superseded fact leaves the profile, its replacement takes its place.
+    cured = MemoryFactory(kb=kb, end_user=alice, text="Alice is no longer allergic to shellfish.", kind="user_profile")
+    allergy.retire(reason="superseded by a newer fact", superseded_by=cured)
+    text = _context(api, "what should I cook tonight?", user_id="alice")["context"]
+    assert f"[memory {allergy.pk}]" not in text and f"[memory {cured.pk}]" in text
+
+    # Its size is a setting.
+    settings.PROFILE_CHARS = len("Alice is no longer allergic to shellfish.")
+    profile = _context(api, "what should I cook tonight?", user_id="alice")["profile"]
+    assert len(profile) == 1
+
+
+def test_offline_extraction_files_allergies_and_diets_under_the_profile(api, kb):
+    turns = [
+        {"external_id": "t1", "speaker": "Alice", "content": "I'm allergic to shellfish, sadly."},
+        {"external_id": "t2", "speaker": "Alice", "content": "We went to the harbour market on Sunday morning."},
+    ]
+    api.post("/api/v1/kbs/notes/messages/", json={"session_id": "s1", "user_id": "alice", "messages": turns})
+    run_queued_tasks()
+    kinds = dict(Memory.objects.values_list("text", "kind"))
+    assert kinds["Alice: I'm allergic to shellfish, sadly."] == "user_profile"
+    text = _context(api, "any dinner ideas?", user_id="alice")["context"]
+    assert "allergic to shellfish" in text and "harbour" not in text
+
+
+def test_one_fact_from_two_kbs_and_a_document_is_one_entry_with_its_sources(api, kb, bot):
+    work = KnowledgeBaseFactory(bot=bot, name="work")
+    a = MemoryFactory(kb=kb, text="Alice is allergic to shellfish.")
+    b = MemoryFactory(kb=work, text="Alice is allergic to shellfish!")
+    doc = api.request(
+        "PUT",
+        "/api/v1/kbs/notes/documents/allergies/",
+        json={"content": "# Allergies\n\nAlice is allergic to shellfish.\n"},
+    )
+    assert doc.status_code == 201, doc.text
+    run_queued_tasks()
+    memories_embed_missing()
+    text = _context(api, "Is Alice allergic to shellfish?")["context"]
+    assert text.count("allergic to shellfish") == 1, text
+    line = next(line for line in text.splitlines() if "allergic to shellfish" in line)
+    assert f"memory {a.pk}" in line and f"memory {b.pk}" in line and "doc allergies#0" in line
+
+
+def test_a_match_on_a_name_alone_does_not_let_a_memory_in(api, kb):
+    home = MemoryFactory(kb=kb, text="Alice lives in Paris.", entities=["alice", "paris"])
+    taxes = MemoryFactory(kb=kb, text="Alice: the quarterly tax report is due in March.", entities=["alice"])
+    memories_embed_missing()
+    body = _context(api, "Where does Alice live?")
+    ids = [h["id"] for h in body["memories"]]
+    assert home.pk in ids and taxes.pk not in ids
+    # A word of the question that is not a name still lets it in.
+    assert taxes.pk in [h["id"] for h in _context(api, "When is Alice's tax report due?")["memories"]]
+
+
+def test_operators_see_the_profile_on_the_users_page(admin_client, kb, bot):
+    alice = EndUser.objects.create(bot=bot, external_id="alice")
+    allergy = MemoryFactory(kb=kb, end_user=alice, text="Alice is allergic to shellfish.", kind="user_profile")
+    MemoryFactory(kb=kb, end_user=alice, text="Alice went to Lisbon.", kind="event")
+    page = admin_client.get(f"/admin/kbsite/enduser/{alice.pk}/change/").content.decode()
+    assert "Alice is allergic to shellfish." in page and f"/admin/memories/memory/{allergy.pk}/change/" in page
+    assert "Alice went to Lisbon." not in page
