@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db.models import Count
+from django.urls import reverse
 from django.utils.html import format_html
 
 from kbsite.jobs import job_retry
@@ -92,19 +93,15 @@ class JobRunAdmin(admin.ModelAdmin):
         "kb",
         "status",
         "mode",
-        "target",
+        "target_link",
         "items_read",
-        "facts_added",
-        "facts_superseded",
-        "facts_skipped",
-        "facts_quarantined",
-        "tokens_in",
-        "tokens_out",
+        "facts",
+        "tokens",
         "duration",
         "created_at",
     ]
     list_filter = ["status", "kind", "mode", "kb__bot"]
-    list_select_related = ["kb__bot"]
+    list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"
     actions = ["retry"]
@@ -119,6 +116,24 @@ class JobRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    @admin.display(description="target", ordering="target")
+    def target_link(self, obj):
+        """What the job works on, by name, linked to its page when it is one row (an item, a document)."""
+        label = obj.target or "-"
+        if obj.object_type_id and obj.object_id:
+            ct = obj.object_type
+            url = reverse(f"admin:{ct.app_label}_{ct.model}_change", args=[obj.object_id])
+            return format_html('<a href="{}">{}</a>', url, label if obj.target else f"{ct.name} {obj.object_id}")
+        return label
+
+    @admin.display(description="facts +new ↻superseded −skipped ⚠quarantined")
+    def facts(self, obj):
+        return f"+{obj.facts_added} ↻{obj.facts_superseded} −{obj.facts_skipped} ⚠{obj.facts_quarantined}"
+
+    @admin.display(description="LLM tokens in / out")
+    def tokens(self, obj):
+        return f"{obj.tokens_in:,} / {obj.tokens_out:,}"
 
     @admin.display(description="duration")
     def duration(self, obj):

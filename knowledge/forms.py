@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.utils.html import format_html
 
 from kbsite.models import KnowledgeBase
 
@@ -53,8 +54,20 @@ class MarkdownDocumentForm(forms.ModelForm):
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 30, "cols": 100, "style": "font-family: monospace"}),
         strip=False,
-        help_text="Markdown. The first '# ' heading is the title. Saved to <kb>/knowledge/<slug>.md.",
+        help_text="Markdown. The first '# ' heading is the title. Saved as &lt;slug&gt;.md in the KB's knowledge "
+        "folder.",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._file_text = None  # the file as it is on disk, whose line endings and final newline an edit keeps
+        if self.instance.pk:
+            path = files.document_path(self.instance.kb, self.instance.slug)
+            self.fields["content"].help_text = format_html(
+                "Markdown. The first '# ' heading is the title. Saved to <code>{}</code>.", path
+            )
+            if path.is_file():
+                self._file_text = path.read_bytes().decode("utf-8", errors="replace")
 
     class Meta:
         model = Document
@@ -71,7 +84,15 @@ class MarkdownDocumentForm(forms.ModelForm):
         return slug
 
     def clean_content(self):
-        content = self.cleaned_data["content"]
+        # A browser sends a textarea's lines ending in CRLF: the file keeps its own line endings, and its final
+        # newline (a new file gets one).
+        content = self.cleaned_data["content"].replace("\r\n", "\n")
+        crlf = self._file_text is not None and "\r\n" in self._file_text
+        final_newline = self._file_text is None or self._file_text.endswith("\n")
+        if final_newline and content.strip() and not content.endswith("\n"):
+            content += "\n"
+        if crlf:
+            content = content.replace("\n", "\r\n")
         if not content.strip():
             raise forms.ValidationError("The document is empty.")
         if len(content.encode()) > settings.MAX_UPLOAD_BYTES:

@@ -79,7 +79,14 @@ class EndUserAdmin(admin.ModelAdmin):
     def held(self, obj):
         counts = endusers.Holdings.of(obj).counts()
         rows = [
-            format_html('<a href="{}?end_user__id__exact={}">{} {}</a>', reverse(ROW_PAGES[kind]), obj.pk, n, kind)
+            format_html(
+                '<a href="{}?end_user__id__exact={}{}">{} {}</a>',
+                reverse(ROW_PAGES[kind]),
+                obj.pk,
+                "&status=all" if kind == "memories" else "",  # the count holds the retired ones too
+                n,
+                kind,
+            )
             if kind in ROW_PAGES
             else format_html("{} {}", n, kind.replace("_", " "))
             for kind, n in counts.items()

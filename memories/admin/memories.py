@@ -14,16 +14,30 @@ from memories.services import memory_add, memory_restore, memory_update
 
 
 class RetiredFilter(admin.SimpleListFilter):
+    """Live memories (not retired, not quarantined) by default: what a bot may be given. One click for the
+    quarantined, the retired, or all."""
+
     title = "status"
     parameter_name = "status"
 
     def lookups(self, request, model_admin):
-        return [("live", "Live"), ("retired", "Retired")]
+        return [("live", "Live"), ("quarantined", "Quarantined"), ("retired", "Retired"), ("all", "All")]
+
+    def choices(self, changelist):
+        for value, title in self.lookup_choices:
+            yield {
+                "selected": (self.value() or "live") == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": title,
+            }
 
     def queryset(self, request, queryset):
-        if self.value() == "live":
-            return queryset.live()
-        if self.value() == "retired":
+        value = self.value() or "live"
+        if value == "live":
+            return queryset.live().filter(quarantined=False)
+        if value == "quarantined":
+            return queryset.live().filter(quarantined=True)
+        if value == "retired":
             return queryset.retired()
         return queryset
 

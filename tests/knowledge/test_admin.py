@@ -33,6 +33,25 @@ def test_editor_creates_and_edits_a_markdown_file(admin_client, kb):
     assert "badge" in document.chunks.get().text
 
 
+def test_editor_keeps_the_files_line_endings_and_final_newline_and_names_its_path(admin_client, kb):
+    """A browser posts a textarea with CRLF line endings and maybe no final newline: the file keeps its own
+    (issue 20)."""
+    services.document_write(kb=kb, slug="unix", content="# Unix\n\nLF lines.\n", source="test")
+    services.document_write(kb=kb, slug="dos", content="# Dos\r\n\r\nCRLF lines.\r\n", source="test")
+    for slug, posted, expected in (
+        ("unix", "# Unix\r\n\r\nLF lines, edited.", "# Unix\n\nLF lines, edited.\n"),
+        ("dos", "# Dos\r\n\r\nCRLF lines, edited.", "# Dos\r\n\r\nCRLF lines, edited.\r\n"),
+    ):
+        document = Document.objects.get(slug=slug)
+        page = admin_client.get(reverse("admin:knowledge_document_change", args=[document.pk])).content.decode()
+        assert str(files.document_path(kb, slug)) in page and "/knowledge/.md" not in page
+        response = admin_client.post(
+            reverse("admin:knowledge_document_change", args=[document.pk]), {"content": posted}
+        )
+        assert response.status_code == 302, response.content.decode()[:2000]
+        assert files.document_path(kb, slug).read_bytes().decode() == expected
+
+
 def test_editor_refuses_bad_slugs_with_a_message(admin_client, kb, tmp_path):
     """A traversal slug is a form error; nothing is written."""
     before = sorted(tmp_path.rglob("*"))

@@ -85,8 +85,8 @@ def test_restore_in_the_admin(admin_client, kb):
     memory = MemoryFactory(kb=kb, text="Alice plays chess.")
     memory.retire(reason="wrong")
     response = admin_client.post(
-        "/admin/memories/memory/",
-        {"action": "restore_memories", "_selected_action": [memory.pk], "status": "all"},
+        "/admin/memories/memory/?status=retired",
+        {"action": "restore_memories", "_selected_action": [memory.pk]},
         follow=True,
     )
     assert "1 memories restored." in response.content.decode()

@@ -1,0 +1,34 @@
+"""The admin's lists as an operator reads them (issue 20, in part): live memories by default with one click for
+the rest, and job runs showing what they work on by name, linked."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from kbsite.models import JobRun
+from memories.ingest import text_receive
+from tests.factories import MemoryFactory
+
+
+def test_the_memory_list_shows_live_memories_unless_asked(admin_client, kb):
+    MemoryFactory(kb=kb, text="Alice lives in Berlin.")
+    MemoryFactory(kb=kb, text="Alice lives in Paris.").retire(reason="moved")
+    MemoryFactory(kb=kb, text="Her password is hunter22.", quarantined=True, quarantine_reason="secret")
+    url = reverse("admin:memories_memory_changelist")
+
+    def listed(**params) -> set[str]:
+        page = admin_client.get(url, params).content.decode()
+        return {t for t in ("Berlin", "Paris", "hunter22") if t in page}
+
+    assert listed() == {"Berlin"}
+    assert listed(status="retired") == {"Paris"}
+    assert listed(status="quarantined") == {"hunter22"}
+    assert listed(status="all") == {"Berlin", "Paris", "hunter22"}
+
+
+def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):
+    item, job = text_receive(kb=kb, text="Alice moved to Berlin in May.", source="crm-export")
+    page = admin_client.get(reverse("admin:kbsite_jobrun_changelist")).content.decode()
+    link = reverse("admin:memories_ingestitem_change", args=[item.pk])
+    assert f'<a href="{link}">crm-export</a>' in page
+    assert "LLM tokens in / out" in page and JobRun.objects.get(pk=job.pk).kind == "ingest_text"
