@@ -100,7 +100,7 @@ class JobRunAdmin(admin.ModelAdmin):
         "duration",
         "created_at",
     ]
-    list_filter = ["status", "kind", "mode", "kb__bot"]
+    list_filter = ["status", "kind", "mode", "kb__bot", "kb"]
     list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"

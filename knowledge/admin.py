@@ -60,7 +60,7 @@ class DocumentAdmin(admin.ModelAdmin):
     ]
     list_select_related = ["kb__bot", "end_user"]
     search_fields = ["slug", "title", "source", "end_user__external_id"]
-    raw_id_fields = ["kb", "end_user"]
+    autocomplete_fields = ["kb", "end_user"]
     readonly_fields = [
         "title",
         "doc_type",
@@ -203,7 +203,8 @@ class ChunkAdmin(admin.ModelAdmin):
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["document", "kb__bot"]
     search_fields = ["text", "document__slug"]
-    raw_id_fields = ["document", "kb"]
+    autocomplete_fields = ["kb"]
+    raw_id_fields = ["document"]
     readonly_fields = ["created_at"]
 
     @admin.display(description="text")

@@ -3,6 +3,9 @@ the rest, and job runs showing what they work on by name, linked."""
 
 from __future__ import annotations
 
+import html
+import re
+
 from django.urls import reverse
 
 from kbsite.models import JobRun
@@ -32,3 +35,13 @@ def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):
     link = reverse("admin:memories_ingestitem_change", args=[item.pk])
     assert f'<a href="{link}">crm-export</a>' in page
     assert "LLM tokens in / out" in page and JobRun.objects.get(pk=job.pk).kind == "ingest_text"
+
+
+def test_a_kbs_page_shows_its_counts_linked_to_its_rows(admin_client, kb):
+    MemoryFactory(kb=kb, text="Alice lives in Berlin.")
+    page = admin_client.get(reverse("admin:kbsite_knowledgebase_change", args=[kb.pk])).content.decode()
+    assert "1 live memories" in page and "Recall console" in page
+    links = re.findall(r'href="(/admin/[^"]+\?(?:kb__id__exact|kb)=[^"]+)"', page)
+    assert len(links) == 6, links
+    for link in links:
+        assert admin_client.get(html.unescape(link)).status_code == 200, link

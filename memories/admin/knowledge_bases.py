@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import admin
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.html import format_html_join
 
 from kbsite.models import EndUser, KnowledgeBase
 from memories import selectors
@@ -39,7 +40,32 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
         self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
 
-    readonly_fields = ["created_at", "updated_at", "folder_path", "vector_search"]
+    readonly_fields = ["at_a_glance", "created_at", "updated_at", "folder_path", "vector_search"]
+
+    @admin.display(description="at a glance")
+    def at_a_glance(self, obj):
+        """The KB's counts, each linked to its rows, and the recall console for it."""
+        if not obj.pk:
+            return "-"
+        rows = [
+            ("admin:memories_memory_changelist", f"kb__id__exact={obj.pk}", f"{obj.memory_count} live memories"),
+            ("admin:memories_insight_changelist", f"kb__id__exact={obj.pk}", f"{obj.insight_count} insights"),
+            ("admin:knowledge_document_changelist", f"kb__id__exact={obj.pk}", f"{obj.document_count} documents"),
+            (
+                "admin:memories_session_changelist",
+                f"kb__id__exact={obj.pk}",
+                f"{obj.pending_messages} unprocessed turns",
+            ),
+            (
+                "admin:kbsite_jobrun_changelist",
+                f"kb__id__exact={obj.pk}&status__exact=failed",
+                f"{obj.failed_jobs} failed jobs",
+            ),
+            ("admin:kbsite_knowledgebase_recall", f"kb={obj.pk}", "Recall console"),
+        ]
+        return format_html_join(
+            " · ", '<a href="{}?{}">{}</a>', ((reverse(name), query, label) for name, query, label in rows)
+        )
 
     def get_queryset(self, request):
         return selectors.kb_list_with_counts()

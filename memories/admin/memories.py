@@ -72,7 +72,8 @@ class MemoryAdmin(admin.ModelAdmin):
     ]
     list_select_related = ["kb__bot", "end_user"]
     search_fields = ["text", "entities", "source", "end_user__external_id"]
-    raw_id_fields = ["kb", "end_user", "superseded_by", "source_chunk"]
+    autocomplete_fields = ["kb", "end_user"]
+    raw_id_fields = ["superseded_by", "source_chunk"]
     date_hierarchy = "created_at"
     readonly_fields = [
         "content_hash",
@@ -276,7 +277,7 @@ class EntityAdmin(admin.ModelAdmin):
     list_select_related = ["kb__bot"]
     search_fields = ["name", "display_name"]
     readonly_fields = ["created_at"]
-    raw_id_fields = ["kb"]
+    autocomplete_fields = ["kb"]
 
 
 @admin.register(Edge)
@@ -285,5 +286,6 @@ class EdgeAdmin(admin.ModelAdmin):
     list_filter = ["relation", "kb__bot", "kb"]
     list_select_related = ["src", "dst", "kb__bot"]
     search_fields = ["src__name", "dst__name", "relation"]
-    raw_id_fields = ["kb", "src", "dst", "memory"]
+    autocomplete_fields = ["kb", "src", "dst"]
+    raw_id_fields = ["memory"]
     readonly_fields = ["created_at"]
