@@ -9,6 +9,7 @@ from django.utils.html import format_html
 
 from kbsite.jobs import job_retry
 from kbsite.models import ApiKey, Bot, JobRun
+from kbsite.operators import OperatedAdmin
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -24,13 +25,18 @@ class ApiKeyInline(admin.TabularInline):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(OperatedAdmin):
     list_display = ["name", "is_active", "kb_count", "key_count", "created_at"]
     list_filter = ["is_active"]
     search_fields = ["name", "description"]
     readonly_fields = ["created_at"]
+    filter_horizontal = ["operators"]
     inlines = [ApiKeyInline]
     actions = ["issue_key"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # Who operates a bot is a superuser's call.
+        return self.readonly_fields if request.user.is_superuser else [*self.readonly_fields, "operators"]
 
     def get_queryset(self, request):
         return (
@@ -65,7 +71,7 @@ class BotAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(OperatedAdmin):
     list_display = ["prefix", "bot", "name", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at"]
     list_select_related = ["bot"]
@@ -86,7 +92,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
 
 @admin.register(JobRun)
-class JobRunAdmin(admin.ModelAdmin):
+class JobRunAdmin(OperatedAdmin):
     list_display = [
         "id",
         "kind",

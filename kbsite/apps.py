@@ -10,6 +10,8 @@ class KbsiteConfig(AppConfig):
 
     def ready(self):
         from kbsite import receivers  # noqa: F401 - prepares each job worker as it starts
+        from kbsite.operators import ensure_operators_group
         from kbsite.schedules import ensure_schedules
 
         post_migrate.connect(ensure_schedules, sender=self)
+        post_migrate.connect(ensure_operators_group)

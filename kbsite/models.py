@@ -48,6 +48,13 @@ class Bot(models.Model):
     name = models.CharField(max_length=64, unique=True, validators=[name_validator])
     description = models.TextField(blank=True)
     is_active = models.BooleanField(default=True)
+    operators = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="operated_bots",
+        help_text="Staff users who operate this bot: in the admin they see and curate its data, and no other bot's "
+        "(give them the Operators group for the permissions). Superusers see every bot.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -15,6 +15,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from kbsite.models import KnowledgeBase
+from kbsite.operators import OperatedAdmin, operated
 from knowledge import services
 from knowledge.forms import MarkdownDocumentForm, UploadForm
 from knowledge.models import Chunk, Document
@@ -36,7 +38,7 @@ class PresentFilter(admin.SimpleListFilter):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(OperatedAdmin):
     list_display = [
         "slug",
         "title",
@@ -162,7 +164,9 @@ class DocumentAdmin(admin.ModelAdmin):
         """Staff upload several files at once; each becomes a document indexed by a background job."""
         if not self.has_add_permission(request):
             return redirect("admin:index")
-        form = UploadForm(request.POST or None, request.FILES or None)
+        form = UploadForm(
+            request.POST or None, request.FILES or None, kbs=operated(KnowledgeBase.objects.all(), request.user)
+        )
         if request.method == "POST" and form.is_valid():
             ids = []
             with transaction.atomic():
@@ -182,7 +186,7 @@ class DocumentAdmin(admin.ModelAdmin):
         """The uploaded documents' status; the page refreshes itself until each is done or failed."""
         ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.strip().isdigit()][:100]
         documents = list(
-            Document.objects.filter(pk__in=ids)
+            operated(Document.objects.filter(pk__in=ids), request.user)
             .select_related("kb__bot")
             .annotate(n_chunks=Count("chunks"))
             .order_by("pk")
@@ -198,7 +202,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(OperatedAdmin):
     list_display = ["__str__", "kb", "ordinal", "short_text", "created_at"]
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["document", "kb__bot"]

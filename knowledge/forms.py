@@ -47,6 +47,11 @@ class UploadForm(forms.Form):
         f"at most {settings.MAX_UPLOAD_BYTES // (1024 * 1024)} MiB each."
     )
 
+    def __init__(self, *args, kbs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if kbs is not None:  # the knowledge bases the operator may upload to
+            self.fields["kb"].queryset = kbs.filter(is_active=True)
+
 
 class MarkdownDocumentForm(forms.ModelForm):
     """Edit a markdown document; saving writes the file in knowledge/ and re-indexes it (see the admin)."""

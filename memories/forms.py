@@ -8,6 +8,8 @@ from kbsite.models import KnowledgeBase, user_id_validator
 
 
 class RecallConsoleForm(forms.Form):
+    """``kbs``: the knowledge bases the operator may recall from."""
+
     kb = forms.ModelChoiceField(queryset=KnowledgeBase.objects.all(), label="Knowledge base")
     query = forms.CharField(max_length=2000, widget=forms.TextInput(attrs={"size": 80}))
     user_id = forms.CharField(
@@ -26,3 +28,8 @@ class RecallConsoleForm(forms.Form):
     known_at = forms.DateTimeField(
         required=False, help_text="Optional system time: what kbsite knew then (YYYY-MM-DD HH:MM)."
     )
+
+    def __init__(self, *args, kbs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if kbs is not None:
+            self.fields["kb"].queryset = kbs

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.contrib import admin
 from django.db.models import Count
 
+from kbsite.operators import OperatedAdmin
 from memories.models import IngestItem, Message, Session
 
 
 @admin.register(Session)
-class SessionAdmin(admin.ModelAdmin):
+class SessionAdmin(OperatedAdmin):
     list_display = ["external_id", "end_user", "kb", "message_count", "extracted_through", "updated_at"]
     list_filter = [("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
     list_select_related = ["kb__bot", "end_user"]
@@ -35,7 +36,7 @@ class SessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
+class MessageAdmin(OperatedAdmin):
     list_display = ["external_id", "session", "kb", "role", "speaker", "short_content", "created_at"]
     list_filter = ["role", "kb__bot", "kb"]
     list_select_related = ["session", "kb__bot"]
@@ -49,7 +50,7 @@ class MessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(IngestItem)
-class IngestItemAdmin(admin.ModelAdmin):
+class IngestItemAdmin(OperatedAdmin):
     list_display = ["id", "kind", "kb", "source", "file_name", "status", "progress", "created_at", "processed_at"]
     list_filter = ["status", "kind", "kb__bot"]
     list_select_related = ["kb__bot"]

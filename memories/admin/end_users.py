@@ -12,6 +12,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from kbsite.models import EndUser, Erasure, KnowledgeBase
+from kbsite.operators import OperatedAdmin
 from memories import endusers, portability
 from memories.context import profile_facts
 
@@ -26,7 +27,7 @@ ROW_PAGES = {
 
 
 @admin.register(EndUser)
-class EndUserAdmin(admin.ModelAdmin):
+class EndUserAdmin(OperatedAdmin):
     """The bots' end users, as the bots name them (``user_id``), with what is held about each."""
 
     list_display = ["external_id", "bot", "sessions", "turns", "memories", "documents", "last_seen_at"]
@@ -142,7 +143,7 @@ class EndUserAdmin(admin.ModelAdmin):
 
 
 @admin.register(Erasure)
-class ErasureAdmin(admin.ModelAdmin):
+class ErasureAdmin(OperatedAdmin):
     """Audit records of erased end users: who asked, when, how many rows; the user's id only as its SHA-256."""
 
     list_display = ["erased_at", "bot", "user_id_sha256", "erased_by", "counts"]

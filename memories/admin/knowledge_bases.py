@@ -9,6 +9,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html_join
 
 from kbsite.models import EndUser, KnowledgeBase
+from kbsite.operators import OperatedAdmin, operated
 from memories import selectors
 from memories.consolidation import enqueue_consolidation
 from memories.forms import RecallConsoleForm
@@ -16,7 +17,7 @@ from memories.recall import recall
 
 
 @admin.register(KnowledgeBase)
-class KnowledgeBaseAdmin(admin.ModelAdmin):
+class KnowledgeBaseAdmin(OperatedAdmin):
     list_display = [
         "name",
         "bot",
@@ -68,7 +69,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
         )
 
     def get_queryset(self, request):
-        return selectors.kb_list_with_counts()
+        return operated(selectors.kb_list_with_counts(), request.user)
 
     @admin.display(description="vector search")
     def vector_search(self, obj):
@@ -85,7 +86,7 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     def recall_console(self, request):
         """Type a query for a KB (and an end user) and see exactly what a bot would get, with scores, signals and
         sources."""
-        form = RecallConsoleForm(request.GET or None)
+        form = RecallConsoleForm(request.GET or None, kbs=operated(KnowledgeBase.objects.all(), request.user))
         results, used = None, 0
         if form.is_valid():
             data = form.cleaned_data

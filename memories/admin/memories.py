@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from kbsite.operators import OperatedAdmin
 from memories.models import Edge, Entity, Insight, Memory
 from memories.services import memory_add, memory_restore, memory_update
 
@@ -47,7 +48,7 @@ EDITABLE = {"text", "kind", "entities", "topics", "importance", "metadata", "val
 
 
 @admin.register(Memory)
-class MemoryAdmin(admin.ModelAdmin):
+class MemoryAdmin(OperatedAdmin):
     list_display = [
         "short_text",
         "kb",
@@ -230,7 +231,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Insight)
-class InsightAdmin(admin.ModelAdmin):
+class InsightAdmin(OperatedAdmin):
     list_display = ["short_text", "kb", "end_user", "mode", "linked_count", "created_at"]
     list_filter = ["mode", ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
     list_select_related = ["kb__bot", "end_user"]
@@ -271,7 +272,7 @@ class InsightAdmin(admin.ModelAdmin):
 
 
 @admin.register(Entity)
-class EntityAdmin(admin.ModelAdmin):
+class EntityAdmin(OperatedAdmin):
     list_display = ["name", "display_name", "kb", "created_at"]
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["kb__bot"]
@@ -281,7 +282,7 @@ class EntityAdmin(admin.ModelAdmin):
 
 
 @admin.register(Edge)
-class EdgeAdmin(admin.ModelAdmin):
+class EdgeAdmin(OperatedAdmin):
     list_display = ["src", "relation", "dst", "kb", "retired_at", "created_at"]
     list_filter = ["relation", "kb__bot", "kb"]
     list_select_related = ["src", "dst", "kb__bot"]

@@ -1,0 +1,130 @@
+"""Per-bot operator access in the admin: a staff user operates the bots they are given (``Bot.operators``) and
+sees only those bots' data on every admin page: lists, change pages, searches, filters, actions, autocompletes,
+the choices of every form, the recall console, the upload page and the dashboard. Superusers see every bot.
+
+Each admin of bot data derives from :class:`OperatedAdmin` and names the path from its model to the bot
+(``bot_path``) unless :func:`bot_path` knows it: it does for every model whose rows belong to a bot, which is
+also how form choices and filters are limited.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth.models import Group, Permission
+from django.db.models import ForeignKey, ManyToManyField, QuerySet
+
+OPERATORS_GROUP = "Operators"
+
+# The apps whose models an operator curates (their rows all belong to a bot).
+OPERATED_APPS = ("kbsite", "memories", "knowledge")
+
+
+def _bot_paths() -> dict:
+    from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase
+    from knowledge.models import Chunk, Document
+    from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
+
+    return {
+        Bot: "pk",
+        ApiKey: "bot",
+        KnowledgeBase: "bot",
+        EndUser: "bot",
+        Erasure: "bot",
+        JobRun: "kb__bot",
+        Session: "kb__bot",
+        Message: "kb__bot",
+        IngestItem: "kb__bot",
+        Memory: "kb__bot",
+        Insight: "kb__bot",
+        Entity: "kb__bot",
+        Edge: "kb__bot",
+        Document: "kb__bot",
+        Chunk: "kb__bot",
+    }
+
+
+_PATHS: dict | None = None
+
+
+def bot_path(model) -> str | None:
+    """The lookup from ``model`` to the bot its rows belong to (None: not bot data)."""
+    global _PATHS
+    if _PATHS is None:
+        _PATHS = _bot_paths()
+    return _PATHS.get(model)
+
+
+def operated_bot_ids(user) -> list[int] | None:
+    """The ids of the bots ``user`` operates; None for a superuser (every bot). Kept on the user object for the
+    request, so a page asks once."""
+    if user.is_superuser:
+        return None
+    if not hasattr(user, "_operated_bot_ids"):
+        user._operated_bot_ids = list(user.operated_bots.values_list("pk", flat=True)) if user.is_authenticated else []
+    return user._operated_bot_ids
+
+
+def operated(queryset: QuerySet, user, path: str | None = None) -> QuerySet:
+    """``queryset`` limited to the rows of the bots ``user`` operates (all of them for a superuser)."""
+    bots = operated_bot_ids(user)
+    if bots is None:
+        return queryset
+    path = path or bot_path(queryset.model)
+    if path is None:
+        raise ValueError(f"{queryset.model.__name__} rows belong to no bot; say which path leads to one")
+    return queryset.filter(**{f"{path}__in": bots})
+
+
+class OperatedRelatedFilter(admin.RelatedFieldListFilter):
+    """A related-field filter offering only the bots, KBs or end users the operator may see."""
+
+    def field_choices(self, field, request, model_admin):
+        ordering = self.field_admin_ordering(field, request, model_admin) or field.related_model._meta.ordering
+        rows = operated(field.related_model._default_manager.all(), request.user)
+        return [(row.pk, str(row)) for row in rows.order_by(*ordering)]
+
+
+class OperatedAdmin(admin.ModelAdmin):
+    """An admin of bot data: every query, form choice and filter is limited to the bots the user operates."""
+
+    bot_path: str | None = None  # from the model to its bot; None: as bot_path() knows it
+
+    def get_queryset(self, request):
+        return operated(super().get_queryset(request), request.user, self.bot_path)
+
+    def get_list_filter(self, request):
+        return [self._operated_filter(entry) for entry in super().get_list_filter(request)]
+
+    def _operated_filter(self, entry):
+        if not isinstance(entry, str):
+            return entry
+        model, field = self.model, None
+        for name in entry.split("__"):
+            field = model._meta.get_field(name)
+            model = field.related_model
+        if model is not None and bot_path(model) is not None:
+            return (entry, OperatedRelatedFilter)
+        return entry
+
+    def formfield_for_foreignkey(self, db_field: ForeignKey, request, **kwargs):
+        if "queryset" not in kwargs and bot_path(db_field.related_model) is not None:
+            kwargs["queryset"] = operated(db_field.related_model._default_manager.all(), request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field: ManyToManyField, request, **kwargs):
+        if "queryset" not in kwargs and bot_path(db_field.related_model) is not None:
+            kwargs["queryset"] = operated(db_field.related_model._default_manager.all(), request.user)
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+
+def ensure_operators_group(**kwargs) -> None:
+    """The Operators group (after each migrate): every permission on the operated apps' models, except making,
+    deleting or re-assigning bots, which is a superuser's. Runs once the last operated app has migrated, when
+    every model's permissions exist."""
+    if kwargs.get("app_config") is not None and kwargs["app_config"].label != OPERATED_APPS[-1]:
+        return
+    group, _ = Group.objects.get_or_create(name=OPERATORS_GROUP)
+    permissions = Permission.objects.filter(content_type__app_label__in=OPERATED_APPS).exclude(
+        codename__in=["add_bot", "delete_bot"]
+    )
+    group.permissions.add(*permissions)

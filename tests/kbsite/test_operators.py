@@ -1,0 +1,198 @@
+"""Per-bot operator access in the admin (issue 20): an operator of bot alpha sees none of bot bravo's data on any
+admin page (list, change, search, filters, actions, autocompletes, the recall console, the upload page, the
+dashboard); a superuser sees both. Every row of bravo's carries the word 'bravo', so a page that leaks one shows it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Group, User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from django.urls import reverse
+
+from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase
+from kbsite.operators import OPERATED_APPS, OPERATORS_GROUP, OperatedAdmin, bot_path
+from knowledge.models import Chunk, Document
+from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
+
+
+def bot_data(name: str) -> dict:
+    """One row of every kind of bot data, each naming the bot."""
+    bot = Bot.objects.create(name=name, description=f"{name} bot")
+    bot.issue_key(name=f"{name}-key")
+    kb = KnowledgeBase.objects.create(bot=bot, name=f"{name}-kb", always_on=True)
+    user = EndUser.objects.create(bot=bot, external_id=f"{name}-user")
+    session = Session.objects.create(kb=kb, external_id=f"{name}-session", end_user=user)
+    Message.objects.create(kb=kb, session=session, external_id=f"{name}-msg", role="user", content=f"{name} says hi")
+    memory = Memory.objects.create(kb=kb, end_user=user, text=f"The {name} user likes tea.", entities=[name])
+    insight = Insight.objects.create(kb=kb, text=f"The {name} user is a tea person.")
+    insight.memories.add(memory)
+    src = Entity.objects.create(kb=kb, name=f"{name}-src", display_name=f"{name} src")
+    dst = Entity.objects.create(kb=kb, name=f"{name}-dst", display_name=f"{name} dst")
+    Edge.objects.create(kb=kb, src=src, dst=dst, relation="likes", memory=memory)
+    document = Document.objects.create(kb=kb, slug=f"{name}-doc", title=f"{name} doc", content=f"# {name} doc")
+    Chunk.objects.create(kb=kb, document=document, ordinal=0, text=f"{name} chunk")
+    IngestItem.objects.create(kb=kb, kind="text", source=f"{name}-source", text=f"{name} text")
+    JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_TEXT, target=f"{name}-target", status=JobRun.Status.FAILED)
+    Erasure.objects.create(bot=bot, user_id_sha256=f"{name}-sha", erased_by=f"{name} operator")
+    return {"bot": bot, "kb": kb, "user": user, "memory": memory, "document": document}
+
+
+@pytest.fixture
+def two_bots(db):
+    return bot_data("alpha"), bot_data("bravo")
+
+
+@pytest.fixture
+def operator(two_bots) -> Client:
+    """A staff user in the Operators group who operates bot alpha."""
+    user = User.objects.create_user("olga", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    two_bots[0]["bot"].operators.add(user)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# Every admin of bot data, with the models whose rows it lists.
+OPERATED_MODELS = [
+    Bot,
+    ApiKey,
+    KnowledgeBase,
+    EndUser,
+    Erasure,
+    JobRun,
+    Session,
+    Message,
+    IngestItem,
+    Memory,
+    Insight,
+    Entity,
+    Edge,
+    Document,
+    Chunk,
+]
+
+
+def url(model, view: str, *args) -> str:
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
+
+
+def test_every_admin_of_bot_data_is_limited_to_the_operators_bots():
+    admins = {m for m, a in admin.site._registry.items() if m._meta.app_label in OPERATED_APPS}
+    assert admins == set(OPERATED_MODELS)
+    for model in OPERATED_MODELS:
+        assert isinstance(admin.site._registry[model], OperatedAdmin), model
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_an_operator_lists_searches_and_filters_only_their_bots_rows(two_bots, operator, client, model):
+    page = operator.get(url(model, "changelist"), {"status": "all"} if model is Memory else {})
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "alpha" in text and "bravo" not in text  # rows, filter choices, everything
+    searched = operator.get(url(model, "changelist"), {"q": "bravo", **({"status": "all"} if model is Memory else {})})
+    assert searched.context["cl"].result_count == 0
+
+    superuser = User.objects.create_superuser("root", password="x")
+    client.force_login(superuser)
+    both = client.get(url(model, "changelist"), {"status": "all"} if model is Memory else {}).content.decode()
+    assert "alpha" in both and "bravo" in both
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_an_operator_cannot_open_another_bots_row(two_bots, operator, model):
+    alpha, bravo = two_bots
+    field = model._meta.pk.name
+    mine = model.objects.filter(pk__in=_rows_of(model, alpha["bot"])).values_list(field, flat=True).first()
+    theirs = model.objects.filter(pk__in=_rows_of(model, bravo["bot"])).values_list(field, flat=True).first()
+    assert operator.get(url(model, "change", mine)).status_code == 200
+    # Django's answer to a row that is not there for this user: back to the index, "doesn't exist".
+    response = operator.get(url(model, "change", theirs))
+    assert response.status_code == 302 and response["Location"] == reverse("admin:index")
+    assert operator.get(url(model, "history", theirs)).status_code == 302
+    assert operator.get(url(model, "delete", theirs)).status_code in (302, 403)
+
+
+def _rows_of(model, bot):
+    return model.objects.filter(**{bot_path(model): bot.pk}).values("pk")
+
+
+def test_actions_touch_only_the_operators_rows(two_bots, operator):
+    alpha, bravo = two_bots
+    response = operator.post(
+        url(Memory, "changelist"),
+        {"action": "retire_memories", "_selected_action": [alpha["memory"].pk, bravo["memory"].pk]},
+    )
+    assert response.status_code == 302
+    alpha["memory"].refresh_from_db()
+    bravo["memory"].refresh_from_db()
+    assert alpha["memory"].retired_at is not None and bravo["memory"].retired_at is None
+
+    operator.post(
+        url(KnowledgeBase, "changelist"),
+        {"action": "consolidate_now", "_selected_action": [alpha["kb"].pk, bravo["kb"].pk]},
+    )
+    assert not JobRun.objects.filter(kb=bravo["kb"], kind=JobRun.Kind.CONSOLIDATE).exists()
+    assert JobRun.objects.filter(kb=alpha["kb"], kind=JobRun.Kind.CONSOLIDATE).exists()
+
+
+def test_forms_offer_only_the_operators_kbs_and_users(two_bots, operator):
+    alpha, bravo = two_bots
+    page = operator.get(url(KnowledgeBase, "add")).content.decode()
+    assert "alpha" in page and "bravo" not in page  # the bot choices
+    # Autocompletes answer from the operator's rows only.
+    for field, model in (("kb", Memory), ("end_user", Memory), ("src", Edge)):
+        found = operator.get(
+            reverse("admin:autocomplete"),
+            {"app_label": model._meta.app_label, "model_name": model._meta.model_name, "field_name": field},
+        ).json()["results"]
+        assert found and all("bravo" not in r["text"] for r in found), (field, found)
+    # A memory posted into bravo's KB by id is refused by the form.
+    response = operator.post(url(Memory, "add"), {"kb": bravo["kb"].pk, "text": "Injected.", "kind": "fact"})
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+    assert not Memory.objects.filter(text="Injected.").exists()
+
+
+def test_the_recall_console_and_the_upload_page_are_limited(two_bots, operator):
+    alpha, bravo = two_bots
+    console = reverse("admin:kbsite_knowledgebase_recall")
+    page = operator.get(console).content.decode()
+    assert "alpha-kb" in page and "bravo" not in page
+    refused = operator.get(console, {"kb": bravo["kb"].pk, "query": "tea", "k": 5}).content.decode()
+    assert "Select a valid choice" in refused and "bravo user likes tea" not in refused
+    found = operator.get(console, {"kb": alpha["kb"].pk, "query": "tea", "k": 5, "user_id": "alpha-user"})
+    assert "alpha user likes tea" in found.content.decode()
+
+    upload = reverse("admin:knowledge_document_upload")
+    page = operator.get(upload).content.decode()
+    assert "alpha-kb" in page and "bravo" not in page
+    response = operator.post(
+        upload,
+        {"kb": bravo["kb"].pk, "namespace": "documents", "files": SimpleUploadedFile("x.md", b"# Hello\n")},
+    )
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+    assert not Document.objects.filter(kb=bravo["kb"], slug="x").exists()
+    status = reverse("admin:knowledge_document_upload_status")
+    assert "bravo" not in operator.get(status, {"ids": bravo["document"].pk}).content.decode()
+
+
+def test_an_operator_cannot_reassign_bots_or_export_another_bots_user(two_bots, operator):
+    alpha, bravo = two_bots
+    page = operator.get(url(Bot, "change", alpha["bot"].pk)).content.decode()
+    assert 'name="operators"' not in page  # read-only for an operator
+    assert operator.get(reverse("admin:kbsite_enduser_export", args=[bravo["user"].pk])).status_code == 404
+    assert operator.get(reverse("admin:kbsite_enduser_erase", args=[bravo["user"].pk])).status_code == 404
+    assert operator.get(url(Bot, "add")).status_code == 403
+
+
+def test_a_staff_user_with_no_bot_sees_no_bot_data(two_bots):
+    user = User.objects.create_user("nobody", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    client = Client()
+    client.force_login(user)
+    for model in (Memory, KnowledgeBase, Bot):
+        text = client.get(url(model, "changelist")).content.decode()
+        assert "alpha" not in text and "bravo" not in text
