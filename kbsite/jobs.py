@@ -26,9 +26,11 @@ from django_q.models import OrmQ
 from django_q.tasks import async_task
 
 from kbsite import locks
+from kbsite.ai import llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
 from kbsite.signals import jobs_healed
+from kbsite.stats import stats_add
 
 logger = logging.getLogger(__name__)
 
@@ -119,11 +121,32 @@ def job_run(job: JobRun, work: Work) -> JobRun:
     the failed jobs and can retry it; the exception is then raised for django-q to record as well. Provider
     failures are recorded by the work itself.
     """
-    try:
-        return work(job)
-    except BaseException as exc:
-        job_fail(job, _reason(exc))
-        raise
+    with llm.metered() as meter:
+        try:
+            job = work(job)
+        except BaseException as exc:
+            job_fail(job, _reason(exc))
+            _job_stats(job, meter, failed=True)
+            raise
+    _job_stats(job, meter, failed=job.status == JobRun.Status.FAILED)
+    return job
+
+
+def _job_stats(job: JobRun, meter: llm.Meter, *, failed: bool) -> None:
+    """Add what the run did and spent to its KB's statistics of the day."""
+    if job.kb_id is None:
+        return
+    stats_add(
+        job.kb_id,
+        llm_calls=meter.calls,
+        tokens_in=meter.tokens_in,
+        tokens_out=meter.tokens_out,
+        facts_added=job.facts_added,
+        facts_superseded=job.facts_superseded,
+        facts_quarantined=job.facts_quarantined,
+        jobs_failed=int(failed),
+        jobs_succeeded=int(job.status == JobRun.Status.SUCCEEDED),
+    )
 
 
 def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:

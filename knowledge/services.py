@@ -26,6 +26,7 @@ from kbsite.ai import defence, embeddings, splitting
 from kbsite.ai.vectors import as_vectors
 from kbsite.locks import Lock
 from kbsite.models import EndUser, JobRun, KnowledgeBase
+from kbsite.stats import stats_add
 from kbsite.text import unstorable
 
 from . import files
@@ -129,6 +130,7 @@ def document_write(
             raise DocumentRefused(f"{slug!r} is the slug of a {clash.doc_type} document; choose another slug")
         files.file_write(kb, slug, content)
         document, created = _markdown_upsert(kb, slug, content, source=source, prepared=prepared)
+        stats_add(kb.pk, documents=1)
     return document, created
 
 
@@ -311,6 +313,7 @@ def document_upload(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         job = enqueue_document(document=document)
+        stats_add(kb.pk, documents=1)
     return document, job
 
 
@@ -349,6 +352,7 @@ def document_receive_text(
             size_bytes=len(content.encode()),
         )
         job = enqueue_document(document=document)
+        stats_add(kb.pk, documents=1)
     return document, job
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from kbsite.ai import llm
 from kbsite.models import KnowledgeBase
+from kbsite.stats import stats_add
 from memories.extraction import SENTENCE, content_words
 from memories.recall import Hit, recall
 
@@ -67,7 +68,11 @@ def kb_ask(
         return answer, cited
 
     try:
-        answer, cited = llm.complete_validated(system=ASK_SYSTEM, user=user, validate=parse)
+        with llm.metered() as meter:
+            try:
+                answer, cited = llm.complete_validated(system=ASK_SYSTEM, user=user, validate=parse)
+            finally:
+                stats_add(kb.pk, llm_calls=meter.calls, tokens_in=meter.tokens_in, tokens_out=meter.tokens_out)
     except llm.LLMError as exc:
         answer, citations = _extractive(question, hits)
         return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {exc})", memories=hits)

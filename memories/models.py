@@ -279,6 +279,12 @@ class Memory(models.Model):
                 name="memory_kb_unconsolidated",
                 condition=Q(consolidated=False, retired_at__isnull=True),
             ),
+            # The dashboard's counts of a KB's retired and quarantined memories (a few of its rows): the live
+            # ones are all of them less these.
+            models.Index(fields=["kb"], name="memory_kb_retired", condition=Q(retired_at__isnull=False)),
+            models.Index(
+                fields=["kb"], name="memory_kb_quarantined", condition=Q(quarantined=True, retired_at__isnull=True)
+            ),
         ]
 
     def __str__(self) -> str:

@@ -7,10 +7,12 @@ delimited blocks marked as untrusted data; provider failures become
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -44,6 +46,37 @@ def mode_label() -> str:
     if is_configured():
         return f"LLM mode: {settings.LLM_MODEL} at {settings.LLM_BASE_URL}"
     return "Offline mode: no LLM configured (heuristic extraction, grouping consolidation, extractive answers)"
+
+
+@dataclass
+class Meter:
+    """The LLM calls made, and their tokens, while it was on (see :func:`metered`)."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+_meter: ContextVar[Meter | None] = ContextVar("llm_meter", default=None)
+
+
+@contextlib.contextmanager
+def metered() -> Iterator[Meter]:
+    """Count the LLM calls made inside the block (a job, an answer), failed ones included."""
+    meter = Meter()
+    token = _meter.set(meter)
+    try:
+        yield meter
+    finally:
+        _meter.reset(token)
+
+
+def _count(*, calls: int = 0, tokens_in: int = 0, tokens_out: int = 0) -> None:
+    meter = _meter.get()
+    if meter is not None:
+        meter.calls += calls
+        meter.tokens_in += tokens_in
+        meter.tokens_out += tokens_out
 
 
 def untrusted(label: str, text: str) -> str:
@@ -83,6 +116,7 @@ def complete_json(*, system: str, user: str) -> JSONReply:
 
     if not is_configured():
         raise LLMUnavailable("No LLM is configured.")
+    _count(calls=1)
     try:
         response = _client().chat.completions.create(
             model=settings.LLM_MODEL,
@@ -109,6 +143,7 @@ def complete_json(*, system: str, user: str) -> JSONReply:
     usage = getattr(response, "usage", None)
     tokens_in = getattr(usage, "prompt_tokens", 0) or 0
     tokens_out = getattr(usage, "completion_tokens", 0) or 0
+    _count(tokens_in=tokens_in, tokens_out=tokens_out)
     try:
         content = response.choices[0].message.content or ""
     except (AttributeError, IndexError) as exc:
@@ -165,6 +200,7 @@ def describe_image(*, image_url: str) -> str:
     """Text of an image (its words and facts) from the configured vision model."""
     import openai
 
+    _count(calls=1)
     try:
         response = _client().chat.completions.create(
             model=settings.LLM_VISION_MODEL,
@@ -181,6 +217,8 @@ def describe_image(*, image_url: str) -> str:
         )
     except openai.OpenAIError as exc:
         raise LLMError(f"vision model failed: {exc}") from exc
+    usage = getattr(response, "usage", None)
+    _count(tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0)
     return response.choices[0].message.content or ""
 
 

@@ -35,7 +35,7 @@ WEB_WORKERS = env_int("WEB_WORKERS", 2, minimum=1)
 ADMIN_PASSWORD = env_str("ADMIN_PASSWORD")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "kbsite.apps.KbsiteAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -60,3 +60,8 @@ ARCHIVE_AFTER_TURNS = env_int("ARCHIVE_AFTER_TURNS", 200, minimum=2)
 ARCHIVE_KEEP_TURNS = env_int("ARCHIVE_KEEP_TURNS", 50, minimum=0)
 if ARCHIVE_KEEP_TURNS >= ARCHIVE_AFTER_TURNS:
     raise ImproperlyConfigured("ARCHIVE_KEEP_TURNS must be smaller than ARCHIVE_AFTER_TURNS")
+# The dashboard's counts of memories, waiting turns and jobs are kept this many seconds in each web process's
+# cache (counting a million memories takes a tenth of a second or more); its daily figures are always current.
+DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 30, minimum=0)
+# A job queued longer than this is shown as waiting on workers that may not be running.
+DASHBOARD_STUCK_MINUTES = env_int("DASHBOARD_STUCK_MINUTES", 5, minimum=1)

@@ -97,7 +97,10 @@ class EndUserAdmin(OperatedAdmin):
     @admin.display(description="data rights")
     def rights(self, obj):
         return format_html(
+            '<a class="button" href="{}?end_user={}">Dashboard</a> &nbsp; '
             '<a class="button" href="{}">Export (JSON Lines)</a> &nbsp; <a class="button" href="{}">Erase…</a>',
+            reverse("admin:index"),
+            obj.pk,
             reverse("admin:kbsite_enduser_export", args=[obj.pk]),
             reverse("admin:kbsite_enduser_erase", args=[obj.pk]),
         )

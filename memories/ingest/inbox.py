@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from kbsite import jobs
 from kbsite.models import EndUser, JobRun, KnowledgeBase, user_id_validator
+from kbsite.stats import stats_add
 from knowledge.extractors import ExtractionFailed, extract_text
 from memories.ingest.facts import job_fail
 from memories.ingest.items import item_ingest
@@ -171,6 +172,7 @@ def _file_item(kb: KnowledgeBase, claimed: Path) -> IngestItem:
         except ValidationError as exc:
             raise ExtractionFailed(f"the folder users/{user_id}/ does not name a user_id: {exc.messages[0]}") from exc
     text = extract_text(claimed.name, claimed.read_bytes())
+    stats_add(kb.pk, texts=1)
     return IngestItem.objects.create(
         kb=kb,
         end_user=EndUser.objects.seen(kb.bot, user_id),

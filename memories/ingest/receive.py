@@ -8,6 +8,7 @@ from django.utils import timezone
 from kbsite import jobs, locks
 from kbsite.locks import Lock
 from kbsite.models import EndUser, JobRun, KnowledgeBase
+from kbsite.stats import stats_add
 from knowledge.models import Document
 from memories import bulk
 from memories.archive import archive_due
@@ -55,6 +56,7 @@ def messages_receive(
             Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())
         job = enqueue_extract(kb=kb) if rows else None
         if rows:
+            stats_add(kb.pk, turns=len(rows))
             # A new session holds just these turns: no need to count them.
             archive_due(session=session, unarchived=len(rows) if created else None)
     return {
@@ -75,6 +77,7 @@ def text_receive(
             kb=kb, kind=IngestItem.Kind.TEXT, source=source, text=text, end_user=end_user, metadata=metadata or {}
         )
         job = enqueue_item_ingest(item=item)
+        stats_add(kb.pk, texts=1)
     return item, job
 
 

@@ -15,6 +15,7 @@ from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
+from kbsite.stats import stats_add
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find
@@ -84,6 +85,7 @@ def recall(
     if supplements and memories and direct and len(packed) < k:
         packed = _pack(direct + supplements_find(direct, scope, kb_names, limit=k), k, budget_chars, limits)
     sources_attach(packed)
+    stats_add(scope.kb_ids, recalls=1)
     return packed
 
 

@@ -196,3 +196,18 @@ def test_a_staff_user_with_no_bot_sees_no_bot_data(two_bots):
     for model in (Memory, KnowledgeBase, Bot):
         text = client.get(url(model, "changelist")).content.decode()
         assert "alpha" not in text and "bravo" not in text
+
+
+def test_the_dashboard_shows_only_the_operators_bots(two_bots, operator, client):
+    from django.core.cache import cache
+
+    cache.clear()
+    page = operator.get(reverse("admin:index")).content.decode()
+    assert "alpha-kb" in page and "bravo" not in page
+    bravo = two_bots[1]
+    # Asking for bravo's KB or end user by id shows nothing of theirs.
+    for params in ({"kb": bravo["kb"].pk}, {"bot": bravo["bot"].pk}, {"end_user": bravo["user"].pk}):
+        assert "bravo" not in operator.get(reverse("admin:index"), params).content.decode()
+    client.force_login(User.objects.create_superuser("root", password="x"))
+    both = client.get(reverse("admin:index")).content.decode()
+    assert "alpha-kb" in both and "bravo-kb" in both

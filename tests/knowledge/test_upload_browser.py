@@ -3,7 +3,6 @@ through the staff form, and the real job workers take both to "done"."""
 
 from __future__ import annotations
 
-import shutil
 import time
 
 import pytest
@@ -11,37 +10,6 @@ import pytest
 from knowledge.models import Document
 
 pytestmark = pytest.mark.e2e
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
-
-
-@pytest.fixture
-def browser(tmp_path, monkeypatch):
-    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
-        pytest.fail("the browser test needs Debian's chromium and chromium-driver (make test installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    monkeypatch.setenv("SE_OFFLINE", "true")  # never let Selenium Manager look for a driver online
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
 
 
 def test_staff_upload_two_files_and_see_both_done(live_server, admin_user, kb, qcluster, browser, tmp_path):

@@ -1,0 +1,139 @@
+"""The operators' dashboard (the admin's index page): what is happening in the knowledge bases an operator may see,
+for all of them, one bot, one KB, or one end user.
+
+Per request it reads no big table: the counts of memories, waiting turns and jobs come from a small cache
+refreshed every DASHBOARD_CACHE_SECONDS (one grouped count per table, through indexes), and the 30 days of
+figures from the daily statistics (:mod:`kbsite.stats`), thirty rows a KB. An end user's own figures are counted
+from their rows, which are few.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, F
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from kbsite.models import EndUser, JobRun, KnowledgeBase
+from kbsite.stats import stats_series
+from memories.models import Memory, Message
+
+CACHE_KEY = "dashboard:kb-counts"
+COUNTS = ("live", "retired", "quarantined", "waiting_turns", "jobs_waiting", "jobs_running", "jobs_failed")
+DAYS = 30
+
+
+def kb_counts() -> tuple[dict[int, dict[str, int]], object]:
+    """Every KB's counts (:data:`COUNTS`) and when they were counted, from the cache when it is fresh."""
+    cached = cache.get(CACHE_KEY)
+    if cached is not None:
+        return cached
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(COUNTS, 0))
+
+    def grouped(queryset, name: str, by: str = "kb") -> None:
+        for row in queryset.order_by().values(by).annotate(n=Count("*")):
+            counts[row[by]][name] += row["n"]
+
+    grouped(Memory.objects.all(), "live")  # all of them, less the two below
+    grouped(Memory.objects.retired(), "retired")
+    grouped(Memory.objects.live().filter(quarantined=True), "quarantined")
+    grouped(Message.objects.filter(id__gt=F("session__extracted_through")), "waiting_turns")
+    for status, name in (
+        (JobRun.Status.QUEUED, "jobs_waiting"),
+        (JobRun.Status.RUNNING, "jobs_running"),
+        (JobRun.Status.FAILED, "jobs_failed"),
+    ):
+        grouped(JobRun.objects.filter(status=status, kb__isnull=False), name)
+    for row in counts.values():
+        row["live"] -= row["retired"] + row["quarantined"]
+    result = ({kb_id: dict(row) for kb_id, row in counts.items()}, timezone.now())
+    if settings.DASHBOARD_CACHE_SECONDS:
+        cache.set(CACHE_KEY, result, settings.DASHBOARD_CACHE_SECONDS)
+    return result
+
+
+def user_counts(end_user: EndUser) -> dict[str, int]:
+    """One end user's counts, from their own rows."""
+    memories = Memory.objects.filter(end_user=end_user)
+    retired = memories.retired().count()
+    quarantined = memories.live().filter(quarantined=True).count()
+    waiting = Message.objects.filter(session__end_user=end_user, id__gt=F("session__extracted_through")).count()
+    return {
+        "live": memories.count() - retired - quarantined,
+        "retired": retired,
+        "quarantined": quarantined,
+        "waiting_turns": waiting,
+    }
+
+
+def user_series(end_user: EndUser, days: int = DAYS) -> dict:
+    """An end user's turns received and facts learned per day (from their rows)."""
+    until = timezone.now().date()
+    since = until - timedelta(days=days - 1)
+    axis = [since + timedelta(days=i) for i in range(days)]
+    series = {"days": [d.isoformat() for d in axis], "turns": [0] * days, "facts_added": [0] * days}
+    for name, queryset in (
+        ("turns", Message.objects.filter(session__end_user=end_user)),
+        ("facts_added", Memory.objects.filter(end_user=end_user)),
+    ):
+        rows = (
+            queryset.filter(created_at__date__gte=since)
+            .order_by()
+            .annotate(day=TruncDate("created_at"))
+            .values("day")
+            .annotate(n=Count("*"))
+        )
+        for row in rows:
+            series[name][(row["day"] - since).days] = row["n"]
+    return series
+
+
+@dataclass
+class Dashboard:
+    kbs: list[KnowledgeBase]
+    rows: list[tuple[KnowledgeBase, dict[str, int]]]
+    totals: dict[str, int]
+    series: dict
+    counted_at: object
+    stuck_jobs: int
+    end_user: EndUser | None = None
+    alerts: list[str] = field(default_factory=list)
+
+
+def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Dashboard:
+    """The figures of ``kbs`` (the ones in view), or of ``end_user`` in them."""
+    counts, counted_at = kb_counts()
+    empty = dict.fromkeys(COUNTS, 0)
+    rows = [(kb, counts.get(kb.pk, empty)) for kb in kbs]
+    totals = {name: sum(row[name] for _, row in rows) for name in COUNTS}
+    series = stats_series([kb.pk for kb in kbs], days=DAYS)
+    if end_user is not None:
+        totals.update(user_counts(end_user))
+        counted_at = timezone.now()
+        series.update(user_series(end_user))
+    stuck_before = timezone.now() - timedelta(minutes=settings.DASHBOARD_STUCK_MINUTES)
+    stuck = JobRun.objects.filter(
+        status=JobRun.Status.QUEUED, created_at__lt=stuck_before, kb__in=[kb.pk for kb in kbs]
+    ).count()
+    board = Dashboard(
+        kbs=kbs,
+        rows=rows,
+        totals=totals,
+        series=series,
+        counted_at=counted_at,
+        stuck_jobs=stuck,
+        end_user=end_user,
+    )
+    if totals["jobs_failed"]:
+        board.alerts.append(f"{totals['jobs_failed']} failed jobs: their input is kept; retry them below.")
+    if stuck:
+        board.alerts.append(
+            f"{stuck} jobs have waited more than {settings.DASHBOARD_STUCK_MINUTES} minutes: are the workers "
+            "running? (make run starts them; manage.py qcluster runs them alone)"
+        )
+    return board

@@ -1,0 +1,119 @@
+"""The operators' console in a real browser (Debian's headless Chromium through Selenium), issue 20: the dashboard
+draws its charts (Chart.js, served by kbsite itself) from a populated database, and an operator of bot alpha sees
+nothing of bot bravo's on any page they open, where a superuser sees both."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.utils import timezone
+
+from kbsite.models import DailyStat, JobRun
+from kbsite.operators import OPERATORS_GROUP
+from tests.kbsite.test_operators import bot_data
+
+pytestmark = pytest.mark.e2e
+
+
+def log_in(browser, live_server, username: str, password: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{live_server.url}/admin/login/?next=/admin/")
+    browser.find_element(By.NAME, "username").send_keys(username)
+    browser.find_element(By.NAME, "password").send_keys(password)
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+
+
+def charts_drawn(browser) -> list[dict]:
+    """What Chart.js drew: each chart's canvas size and its datasets' sums."""
+    return browser.execute_script(
+        "return (window.kbsiteCharts || []).map(c => ({id: c.canvas.id, width: c.width, height: c.height,"
+        " sums: c.data.datasets.map(d => d.data.reduce((a, b) => a + b, 0))}))"
+    )
+
+
+def test_the_dashboard_draws_its_charts_from_the_database(live_server, transactional_db, admin_user, browser, tmp_path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    alpha, bravo = bot_data("alpha"), bot_data("bravo")
+    today = timezone.now().date()
+    for days_ago in range(10):
+        DailyStat.objects.create(
+            kb=alpha["kb"],
+            day=today - timedelta(days=days_ago),
+            turns=10 + days_ago,
+            recalls=100,
+            llm_calls=3,
+            tokens_in=900,
+            tokens_out=100,
+            facts_added=4,
+        )
+    DailyStat.objects.create(kb=bravo["kb"], day=today, turns=5, recalls=7)
+
+    log_in(browser, live_server, "admin", "password")
+    WebDriverWait(browser, 20).until(lambda b: len(charts_drawn(b)) == 4)
+    charts = {c["id"]: c for c in charts_drawn(browser)}
+    assert all(c["width"] > 100 and c["height"] > 100 for c in charts.values()), charts
+    assert charts["chart-received"]["sums"][0] == sum(10 + d for d in range(10)) + 5  # turns, both bots
+    assert charts["chart-recalls"]["sums"] == [1007]
+    assert charts["chart-llm"]["sums"] == [30, 10000]
+    assert "2 failed jobs" in browser.page_source  # the banner: bot_data leaves a failed job in each bot
+    assert JobRun.objects.filter(status=JobRun.Status.FAILED).count() == 2
+    browser.set_window_size(1400, 1000)
+    browser.save_screenshot(str(tmp_path / "dashboard.png"))
+
+
+def test_an_operator_sees_only_their_bot_page_by_page(live_server, transactional_db, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    alpha, bravo = bot_data("alpha"), bot_data("bravo")
+    olga = User.objects.create_user("olga", password="olga-pass", is_staff=True)
+    olga.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    alpha["bot"].operators.add(olga)
+
+    log_in(browser, live_server, "olga", "olga-pass")
+    WebDriverWait(browser, 20).until(lambda b: len(charts_drawn(b)) == 4)
+    pages = [
+        "/admin/",
+        "/admin/memories/memory/?status=all",
+        "/admin/memories/memory/?q=tea&status=all",
+        "/admin/kbsite/knowledgebase/",
+        f"/admin/kbsite/knowledgebase/{alpha['kb'].pk}/change/",
+        "/admin/kbsite/enduser/",
+        "/admin/kbsite/jobrun/",
+        "/admin/kbsite/bot/",
+        "/admin/knowledge/document/",
+        "/admin/memories/insight/",
+        "/admin/kbsite/knowledgebase/recall/",
+        "/admin/knowledge/document/upload/",
+    ]
+    for page in pages:
+        browser.get(f"{live_server.url}{page}")
+        assert "alpha" in browser.page_source, page
+        assert "bravo" not in browser.page_source, page
+    # A form's choices of KB (an autocomplete) offer alpha's only.
+    browser.get(f"{live_server.url}/admin/memories/memory/add/")
+    browser.find_element(By.CSS_SELECTOR, "#id_kb + .select2").click()
+    WebDriverWait(browser, 10).until(lambda b: "alpha/alpha-kb" in b.page_source)
+    assert "bravo" not in browser.page_source
+    # The recall console offers alpha's KB only, and finds alpha's memory.
+    browser.get(f"{live_server.url}/admin/kbsite/knowledgebase/recall/")
+    assert [o.text for o in Select(browser.find_element(By.NAME, "kb")).options] == ["---------", "alpha/alpha-kb"]
+    Select(browser.find_element(By.NAME, "kb")).select_by_visible_text("alpha/alpha-kb")
+    browser.find_element(By.NAME, "query").send_keys("tea")
+    browser.find_element(By.NAME, "user_id").send_keys("alpha-user")
+    browser.find_element(By.CSS_SELECTOR, "form input[type=submit]").click()
+    assert "The alpha user likes tea." in browser.page_source
+    # Bravo's rows by their address: not there for her.
+    browser.get(f"{live_server.url}/admin/memories/memory/{bravo['memory'].pk}/change/")
+    assert "doesn’t exist" in browser.page_source and "bravo user" not in browser.page_source
+
+    # A superuser sees both bots.
+    browser.delete_all_cookies()
+    User.objects.create_superuser("root", password="root-pass")
+    log_in(browser, live_server, "root", "root-pass")
+    browser.get(f"{live_server.url}/admin/memories/memory/?status=all")
+    assert "The alpha user likes tea." in browser.page_source and "The bravo user likes tea." in browser.page_source
