@@ -20,6 +20,13 @@ class RecallConsoleForm(forms.Form):
         help_text="Optional: recall as the bot would for this user_id (their own memories and the shared ones); "
         "empty: the shared ones only.",
     )
+    session_id = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Session",
+        help_text="Optional: the session the bot is in (its own archived conversation is left out of the context "
+        "block, as the API does).",
+    )
     k = forms.IntegerField(min_value=1, max_value=100, initial=10)
     budget_chars = forms.IntegerField(min_value=50, max_value=200_000, required=False, initial=2000)
     as_of = forms.DateTimeField(

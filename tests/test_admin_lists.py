@@ -4,6 +4,7 @@ the rest, and job runs showing what they work on by name, linked."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 from django.urls import reverse
@@ -42,6 +43,35 @@ def test_a_kbs_page_shows_its_counts_linked_to_its_rows(admin_client, kb):
     page = admin_client.get(reverse("admin:kbsite_knowledgebase_change", args=[kb.pk])).content.decode()
     assert "1 live memories" in page and "Recall console" in page
     links = re.findall(r'href="(/admin/[^"]+\?(?:kb__id__exact|kb)=[^"]+)"', page)
-    assert len(links) == 6, links
+    assert len(links) == 7, links  # the six counts and console links, and the console in the page tools
     for link in links:
         assert admin_client.get(html.unescape(link)).status_code == 200, link
+
+
+def test_a_kbs_page_acts_on_it(admin_client, kb):
+    from knowledge.models import Document
+    from knowledge.services import document_write
+
+    MemoryFactory(kb=kb, text="Alice lives in Berlin.")
+    document_write(kb=kb, slug="handbook", content="# Handbook\n\nHolidays are booked two weeks ahead.\n")
+    page = admin_client.get(reverse("admin:kbsite_knowledgebase_change", args=[kb.pk])).content.decode()
+    for name in ("consolidate", "reindex", "export"):
+        assert reverse(f"admin:kbsite_knowledgebase_{name}", args=[kb.pk]) in page
+
+    consolidate = reverse("admin:kbsite_knowledgebase_consolidate", args=[kb.pk])
+    assert admin_client.get(consolidate).status_code == 403  # a change is a POST
+    response = admin_client.post(consolidate)
+    assert response.status_code == 302
+    assert JobRun.objects.filter(kb=kb, kind=JobRun.Kind.CONSOLIDATE, status=JobRun.Status.QUEUED).exists()
+
+    admin_client.post(reverse("admin:kbsite_knowledgebase_reindex", args=[kb.pk]))
+    document = Document.objects.get(kb=kb, slug="handbook")
+    assert JobRun.objects.filter(kind=JobRun.Kind.DOCUMENT, object_id=document.pk).exists()
+
+    export = admin_client.get(reverse("admin:kbsite_knowledgebase_export", args=[kb.pk]))
+    lines = [json.loads(line) for line in b"".join(export.streaming_content).decode().splitlines()]
+    assert any(r.get("text") == "Alice lives in Berlin." for r in lines)
+    assert export["Content-Disposition"].endswith(f'{kb.bot.name}-{kb.name}.jsonl"')
+    # The recall console opens on the KB it was reached from.
+    console = admin_client.get(reverse("admin:kbsite_knowledgebase_recall"), {"kb": kb.pk}).content.decode()
+    assert f'<option value="{kb.pk}" selected>' in console and "This field is required" not in console

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
 from kbsite.models import EndUser, KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
-from memories import selectors
+from knowledge.models import Document
+from knowledge.services import enqueue_document
+from memories import portability, selectors
+from memories.answers import kb_ask
 from memories.consolidation import enqueue_consolidation
+from memories.context import context_build
 from memories.forms import RecallConsoleForm
 from memories.recall import recall
 
@@ -78,22 +85,73 @@ class KnowledgeBaseAdmin(OperatedAdmin):
         return f"exact scan of the KB (until it holds {settings.VECTOR_INDEX_MIN_MEMORIES:,} memories)"
 
     def get_urls(self):
+        view = self.admin_site.admin_view
         return [
-            path("recall/", self.admin_site.admin_view(self.recall_console), name="kbsite_knowledgebase_recall"),
+            path("recall/", view(self.recall_console), name="kbsite_knowledgebase_recall"),
+            path("<int:pk>/consolidate/", view(self.consolidate_view), name="kbsite_knowledgebase_consolidate"),
+            path("<int:pk>/reindex/", view(self.reindex_view), name="kbsite_knowledgebase_reindex"),
+            path("<int:pk>/export/", view(self.export_view), name="kbsite_knowledgebase_export"),
             *super().get_urls(),
         ]
 
+    def _kb_to_change(self, request, pk: int) -> KnowledgeBase:
+        kb = get_object_or_404(self.get_queryset(request), pk=pk)
+        if request.method != "POST" or not self.has_change_permission(request, kb):
+            raise PermissionDenied
+        return kb
+
+    def consolidate_view(self, request, pk: int):
+        """The KB's page's "Consolidate now" (POST): a consolidation run queued at once."""
+        kb = self._kb_to_change(request, pk)
+        job = enqueue_consolidation(kb=kb)
+        self.message_user(
+            request,
+            format_html(
+                'Consolidation of {} queued: <a href="{}">job run #{}</a>.',
+                kb,
+                reverse("admin:kbsite_jobrun_change", args=[job.pk]),
+                job.pk,
+            ),
+        )
+        return redirect("admin:kbsite_knowledgebase_change", kb.pk)
+
+    def reindex_view(self, request, pk: int):
+        """The KB's page's "Re-index documents" (POST): every present document extracted, chunked and embedded
+        again, each by a job."""
+        kb = self._kb_to_change(request, pk)
+        documents = list(Document.objects.present().filter(kb=kb))
+        for document in documents:
+            enqueue_document(document=document)
+        self.message_user(request, f"{len(documents)} documents of {kb} queued for re-indexing.")
+        return redirect("admin:kbsite_knowledgebase_change", kb.pk)
+
+    def export_view(self, request, pk: int):
+        """Everything the KB holds, as JSON Lines (the API's export: the format ``import`` reads)."""
+        kb = get_object_or_404(self.get_queryset(request), pk=pk)
+        response = StreamingHttpResponse(
+            portability.json_lines(portability.records(kbs=[kb])), content_type="application/x-ndjson"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{kb.bot.name}-{kb.name}.jsonl"'
+        return response
+
     def recall_console(self, request):
-        """Type a query for a KB (and an end user) and see exactly what a bot would get, with scores, signals and
-        sources."""
-        form = RecallConsoleForm(request.GET or None, kbs=operated(KnowledgeBase.objects.all(), request.user))
-        results, used = None, 0
+        """Type a query for a KB (and an end user, a session) and see exactly what a bot would get: the recall with
+        scores, signals and sources, the context block of the bot's always-on KBs, and the ask answer with its
+        citations."""
+        form = RecallConsoleForm(
+            request.GET if "query" in request.GET else None,
+            initial={"kb": request.GET.get("kb")},  # from a KB's page or the dashboard
+            kbs=operated(KnowledgeBase.objects.all(), request.user),
+        )
+        results, used, context_block, answer = None, 0, None, None
         if form.is_valid():
             data = form.cleaned_data
-            end_user = EndUser.objects.named(data["kb"].bot, data.get("user_id"))
+            kb = data["kb"]
+            end_user = EndUser.objects.named(kb.bot, data.get("user_id"))
+            end_user_id = end_user.pk if end_user else None
             results = recall(
-                end_user_id=end_user.pk if end_user else None,
-                kbs=[data["kb"]],
+                end_user_id=end_user_id,
+                kbs=[kb],
                 query=data["query"],
                 k=data["k"],
                 budget_chars=data.get("budget_chars"),
@@ -101,12 +159,18 @@ class KnowledgeBaseAdmin(OperatedAdmin):
                 known_at=data.get("known_at"),
             )
             used = sum(len(h.text) for h in results)
+            context_block = context_build(
+                bot=kb.bot, query=data["query"], session_id=data.get("session_id") or None, end_user_id=end_user_id
+            )
+            answer = kb_ask(kb=kb, question=data["query"], end_user_id=end_user_id)
         context = {
             **self.admin_site.each_context(request),
             "title": "Recall console",
             "form": form,
             "results": results,
             "used_chars": used,
+            "context_block": context_block,
+            "answer": answer,
             "opts": self.model._meta,
         }
         return TemplateResponse(request, "admin/memories/recall_console.html", context)

@@ -98,3 +98,31 @@ def test_the_recall_console_recalls_for_one_user(admin_client, held):
     shared = recalled()
     assert "Porto" in shared and "Lisbon" not in shared and "Oslo" not in shared
     assert "user_id is 1-200 characters" in recalled(user_id="no spaces please")
+
+
+def test_the_recall_console_shows_the_context_block_and_the_answer(admin_client, held):
+    kb, _ = held
+    ann_fact = Memory.objects.get(text="Ann lives in Lisbon.")
+    page = admin_client.get(
+        reverse("admin:kbsite_knowledgebase_recall"),
+        {"kb": kb.pk, "query": "where does Ann live", "k": 10, "user_id": "ann", "session_id": "chat-1"},
+    ).content.decode()
+    block = page.split('id="context-block"')[1].split('id="ask-answer"')[0]
+    # The block the bot gets for Ann, with its ids, holds her fact and not Ben's.
+    assert f"[memory {ann_fact.pk}]" in block and "Ann lives in Lisbon." in block and "Oslo" not in block
+    answer = page.split('id="ask-answer"')[1]
+    assert "extractive" in answer and "Lisbon" in answer
+    assert f'href="{reverse("admin:memories_memory_change", args=[ann_fact.pk])}">m{ann_fact.pk}</a>' in answer
+
+
+def test_the_recall_console_answers_with_the_llm_and_its_citations(admin_client, held, fake_llm):
+    kb, _ = held
+    ann_fact = Memory.objects.get(text="Ann lives in Lisbon.")
+    fake_llm.reply_json({"answer": "Ann lives in Lisbon.", "citations": [ann_fact.pk, 999999]})
+    page = admin_client.get(
+        reverse("admin:kbsite_knowledgebase_recall"),
+        {"kb": kb.pk, "query": "where does Ann live", "k": 10, "user_id": "ann"},
+    ).content.decode()
+    answer = page.split('id="ask-answer"')[1]
+    assert "(llm)" in answer and f">m{ann_fact.pk}</a> Ann lives in Lisbon." in answer and "999999" not in answer
+    assert "<untrusted" in fake_llm.user_prompt()
