@@ -9,12 +9,18 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test lint bench install scale-out
 
+# pip shows what it fetches and installs: the first install takes a few minutes (torch is the largest part).
 $(STAMP): requirements.txt
+	@echo "==> kbsite: installing into $(VENV) (first time: a few minutes)"
 	test -x $(PY) || python3.11 -m venv $(VENV) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -r requirements.txt
+	@echo "==> [1/3] pip"
+	$(PY) -m pip install --progress-bar on --upgrade pip
+	@echo "==> [2/3] torch (CPU build)"
+	$(PY) -m pip install --progress-bar on torch==2.13.0
+	@echo "==> [3/3] kbsite's requirements"
+	$(PY) -m pip install --progress-bar on -r requirements.txt
 	touch $(STAMP)
+	@echo "==> kbsite: installed"
 
 # The browser test drives Debian's Chromium through its chromedriver.
 $(CHROMEDRIVER):

@@ -2,15 +2,15 @@
 sees only those bots' data on every admin page: lists, change pages, searches, filters, actions, autocompletes,
 the choices of every form, the recall console, the upload page and the dashboard. Superusers see every bot.
 
-Each admin of bot data derives from :class:`OperatedAdmin` and names the path from its model to the bot
-(``bot_path``) unless :func:`bot_path` knows it: it does for every model whose rows belong to a bot, which is
-also how form choices and filters are limited.
+Each admin of bot data derives from :class:`OperatedAdmin`; :func:`bot_path` finds the way from a model to its bot
+(through its ``bot`` or its ``kb``), which is also how the choices of forms and filters are limited.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import ForeignKey, ManyToManyField, QuerySet
 
 OPERATORS_GROUP = "Operators"
@@ -19,39 +19,21 @@ OPERATORS_GROUP = "Operators"
 OPERATED_APPS = ("kbsite", "memories", "knowledge")
 
 
-def _bot_paths() -> dict:
-    from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase
-    from knowledge.models import Chunk, Document
-    from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
-
-    return {
-        Bot: "pk",
-        ApiKey: "bot",
-        KnowledgeBase: "bot",
-        EndUser: "bot",
-        Erasure: "bot",
-        JobRun: "kb__bot",
-        Session: "kb__bot",
-        Message: "kb__bot",
-        IngestItem: "kb__bot",
-        Memory: "kb__bot",
-        Insight: "kb__bot",
-        Entity: "kb__bot",
-        Edge: "kb__bot",
-        Document: "kb__bot",
-        Chunk: "kb__bot",
-    }
-
-
-_PATHS: dict | None = None
-
-
 def bot_path(model) -> str | None:
-    """The lookup from ``model`` to the bot its rows belong to (None: not bot data)."""
-    global _PATHS
-    if _PATHS is None:
-        _PATHS = _bot_paths()
-    return _PATHS.get(model)
+    """The lookup from ``model`` to the bot its rows belong to: a bot is its own, a row with a ``bot`` is that
+    bot's, a row with a ``kb`` is its KB's bot's; None for a model that is not bot data (users, content types)."""
+    from kbsite.models import Bot, KnowledgeBase
+
+    if model is Bot:
+        return "pk"
+    for name, owner, path in (("bot", Bot, "bot"), ("kb", KnowledgeBase, "kb__bot")):
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if field.many_to_one and field.related_model is owner:
+            return path
+    return None
 
 
 def operated_bot_ids(user) -> list[int] | None:

@@ -46,4 +46,5 @@ def worker_started(sender, proc_name: str = "", **kwargs) -> None:
         jobs.jobs_heal()
     except Exception:  # a worker must start even if the database is not reachable yet
         logger.exception("could not heal the jobs at worker start")
+    logger.info("kbsite worker warm: %s", proc_name)  # manage.py serve tells the operator when all are
     worker_ready.send(sender=worker_started, proc_name=proc_name)

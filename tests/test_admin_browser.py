@@ -106,6 +106,7 @@ def test_an_operator_sees_only_their_bot_page_by_page(live_server, transactional
     browser.find_element(By.NAME, "query").send_keys("tea")
     browser.find_element(By.NAME, "user_id").send_keys("alpha-user")
     browser.find_element(By.CSS_SELECTOR, "form input[type=submit]").click()
+    WebDriverWait(browser, 60).until(lambda b: 'id="context-block"' in b.page_source)  # the results page
     assert "The alpha user likes tea." in browser.page_source
     # Bravo's rows by their address: not there for her.
     browser.get(f"{live_server.url}/admin/memories/memory/{bravo['memory'].pk}/change/")

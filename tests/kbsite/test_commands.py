@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import requests
 from django.core.management import CommandError, call_command
@@ -76,7 +77,7 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
     try:
         key = None
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and key is None:
+        while time.monotonic() < deadline and not any("Stop: Ctrl+C" in line for line in output):
             line = proc.stdout.readline()
             if not line and proc.poll() is not None:
                 break
@@ -85,6 +86,8 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
             if match:
                 key = match.group(1)
         assert key, "serve never printed the demo key:\n" + "".join(output)
+        # The banner comes once the web answers, and is the last thing printed until the workers are warm.
+        assert requests.get(f"http://127.0.0.1:{port}/api/health/", timeout=10).status_code == 200
         base = f"http://127.0.0.1:{port}"
         for _ in range(100):
             try:
@@ -131,14 +134,43 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
         mcp_headers["Authorization"] = f"Bearer {key}"
         answered = requests.post(f"{base}/mcp/", json=initialize, headers=mcp_headers, timeout=30)
         assert answered.status_code == 200 and answered.json()["result"]["serverInfo"]["name"] == "kbsite"
+
+        # The banner's two commands work as printed: a turn posted, then the context block holding its facts,
+        # once the console has said the workers are warm.
+        banner = "".join(output)
+        post_turn = re.search(r"Post a turn:\n\s+(curl .+)\n", banner).group(1)
+        read_context = re.search(r"Read the context block.*:\n\s+(curl .+)\n", banner).group(1)
+        posted = subprocess.run(post_turn, shell=True, capture_output=True, text=True).stdout
+        assert json.loads(posted)["accepted"] == 1, posted
+        while not any("workers are warm" in line for line in output) and time.monotonic() < deadline + 180:
+            output.append(proc.stdout.readline())
+        assert any("workers are warm" in line for line in output), "".join(output)
+        for _ in range(60):
+            block = subprocess.run(read_context, shell=True, capture_output=True, text=True).stdout
+            if "Lisbon" in block:
+                break
+            time.sleep(1)
+        assert "Lisbon" in block and "peanuts" in block, block
+        # The console holds kbsite's own lines only: the libraries' logs, warnings and progress bars are in the log.
+        noise = [line for line in output if re.search(r"INFO|WARNING|Warning|Loading|it/s", line)]
+        assert not noise, noise
+        assert "Starting gunicorn" in (tmp_path / "var" / "log" / "kbsite.log").read_text()
+        family = psutil.Process(proc.pid).children(recursive=True)
+        assert len(family) >= 3  # gunicorn and its worker, django-q's cluster
     finally:
+        stop_asked = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
-    # The embedded server is stopped once its last holder has gone.
+    stopped_in = time.monotonic() - stop_asked
+    print(f"serve stopped in {stopped_in:.1f}s")
+    assert stopped_in < 20, stopped_in
+    assert "kbsite: stopped in" in proc.stdout.read()
+    # Nothing is left running: no child, and the embedded server is stopped once its last holder has gone.
     time.sleep(1)
+    assert not [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not (tmp_path / "var" / "pgdata" / "postmaster.pid").exists()
 
 

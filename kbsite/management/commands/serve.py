@@ -1,18 +1,29 @@
 """``manage.py serve``: the whole product on one machine — web and workers together.
 
-Applies migrations, makes sure an admin login and a demo bot exist, then runs
-gunicorn (web) and ``manage.py qcluster`` (workers) as child processes until
-interrupted. Both share the embedded PostgreSQL server this process holds.
+Applies migrations, makes sure an admin login and a demo bot exist, then runs gunicorn (web) and
+``manage.py qcluster`` (workers) as child processes until interrupted. Both share the embedded PostgreSQL server
+this process holds.
+
+The console shows only what an operator needs: each step as it happens, the banner once the web answers (admin
+URL, password, demo key, a curl that posts a turn and one that reads the context), and when the workers are warm.
+The children's logs, warnings and progress bars go to ``var/log/kbsite.log``. Ctrl+C (or SIGTERM) stops
+everything within STOP_SECONDS: what has not stopped by then is killed, and a job cut off is failed and retried
+by the next start's healing.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
+import shlex
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -20,6 +31,9 @@ from django.core.management.base import BaseCommand
 
 from kbsite.ai import llm
 from kbsite.models import Bot, KnowledgeBase
+
+STOP_SECONDS = 8
+WARM_MARKER = "kbsite worker warm"  # logged by each job worker once its model is loaded (kbsite.receivers)
 
 
 class Command(BaseCommand):
@@ -32,59 +46,147 @@ class Command(BaseCommand):
 
     def handle(self, *args, bind: str, web_workers: int, no_worker: bool, **options):
         started = time.monotonic()
+        db = "embedded PostgreSQL under var/pgdata" if settings.EMBEDDED_DATABASE else "PostgreSQL at DATABASE_URL"
+        self._say(f"kbsite: database ready ({db})")
         call_command("migrate", interactive=False, verbosity=0)
         password = self._ensure_admin()
         demo_key = self._ensure_demo_bot()
-        children = self._start(bind, web_workers, with_workers=not no_worker)
-        self._banner(bind, time.monotonic() - started, password, demo_key)
+        self._say("kbsite: migrations applied; starting the web server and the workers")
+        log_path = settings.VAR_DIR / "log" / "kbsite.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(log_path, "ab")  # noqa: SIM115 - the children write to it until they stop
+        log_start = log_path.stat().st_size
+        children = self._start(bind, web_workers, log, with_workers=not no_worker)
+        stopping: list[str] = []
 
-        def stop(*_):
-            for child in children:
-                if child.poll() is None:
-                    child.terminate()
+        def stop(signum, _frame):
+            stopping.append(signal.Signals(signum).name)
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         try:
-            while all(child.poll() is None for child in children):
-                time.sleep(0.5)
+            host = bind.replace("0.0.0.0", "localhost")
+            if self._wait_for_web(host, children, stopping):
+                self._banner(host, time.monotonic() - started, password, demo_key, log_path, not no_worker)
+                self._watch(children, stopping, log_path, log_start, 0 if no_worker else settings.WORKERS)
         finally:
-            stop()
-            for child in children:
-                try:
-                    child.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            self._stop(children)
+            log.close()
 
-    def _start(self, bind: str, web_workers: int, *, with_workers: bool) -> list[subprocess.Popen]:
-        """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes."""
+    def _say(self, line: str) -> None:
+        self.stdout.write(line)
+        self.stdout.flush()
+
+    def _start(self, bind: str, web_workers: int, log, *, with_workers: bool) -> list[subprocess.Popen]:
+        """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes, each in
+        a session of its own: a terminal's Ctrl+C reaches this process only, which stops them in order."""
         python, root = sys.executable, settings.BASE_DIR
         web = [python, "-m", "gunicorn", "kbsite.asgi:application", "--bind", bind, "--workers", str(web_workers)]
-        children = [subprocess.Popen([*web, "--config", "python:kbsite.gunicorn_conf"], cwd=root)]
+        commands = [[*web, "--config", "python:kbsite.gunicorn_conf"]]
         if with_workers:
-            children.append(subprocess.Popen([python, str(root / "manage.py"), "qcluster"], cwd=root))
-        return children
+            commands.append([python, str(root / "manage.py"), "qcluster"])
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        return [
+            subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            for command in commands
+        ]
 
-    def _banner(self, bind: str, seconds: float, password: str, demo_key: str) -> None:
-        host = bind if not bind.startswith("0.0.0.0") else bind.replace("0.0.0.0", "localhost")
-        db = (
-            "embedded PostgreSQL under var/pgdata"
-            if settings.EMBEDDED_DATABASE
-            else "external PostgreSQL (DATABASE_URL)"
+    def _wait_for_web(self, host: str, children: list[subprocess.Popen], stopping: list) -> bool:
+        """Until the web server answers its health check (False if it died or a stop was asked first)."""
+        while not stopping:
+            if children[0].poll() is not None:
+                self.stderr.write("kbsite: the web server stopped; see var/log/kbsite.log")
+                return False
+            try:
+                if requests.get(f"http://{host}/api/health/", timeout=2).ok:
+                    return True
+            except requests.RequestException:
+                pass
+            time.sleep(0.3)
+        return False
+
+    def _watch(self, children, stopping: list, log_path: Path, log_start: int, workers: int) -> None:
+        """Until a stop is asked or a child dies; says once when every job worker is warm."""
+        warm, offset = 0, log_start
+        while not stopping:
+            if any(child.poll() is not None for child in children):
+                self.stderr.write("kbsite: a process stopped unexpectedly; see var/log/kbsite.log")
+                return
+            if warm < workers:
+                with open(log_path, "rb") as tail:
+                    tail.seek(offset)
+                    chunk = tail.read()
+                # Only whole lines: a marker cut in two by a write in progress is counted on the next pass.
+                offset += chunk.rfind(b"\n") + 1
+                warm += chunk[: chunk.rfind(b"\n") + 1].count(WARM_MARKER.encode())
+                if warm >= workers:
+                    self._say(f"kbsite: the {workers} job workers are warm: what is posted now is processed at once.")
+            time.sleep(0.5)
+        self._say(f"kbsite: stopping ({stopping[0]})...")
+
+    def _stop(self, children: list[subprocess.Popen]) -> None:
+        """SIGTERM to every child (gunicorn and django-q stop their own processes), SIGKILL to what is left of
+        their process groups after STOP_SECONDS."""
+        started = time.monotonic()
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        deadline = started + STOP_SECONDS
+        for child in children:
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        killed = [child for child in children if child.poll() is None]
+        for child in children:
+            _signal_group(child, signal.SIGKILL)  # the group's stragglers too (a worker stuck in a job)
+        for child in killed:
+            child.wait(timeout=10)
+        note = f"; {len(killed)} killed (a job cut off is retried at the next start)" if killed else ""
+        self._say(f"kbsite: stopped in {time.monotonic() - started:.1f}s{note}.")
+
+    def _banner(self, host: str, seconds: float, password: str, key: str, log: Path, workers: bool) -> None:
+        base = f"http://{host}"
+        turn = {
+            "session_id": "first-chat",
+            "user_id": "alice",
+            "messages": [
+                {"external_id": "t1", "role": "user", "content": "I moved to Lisbon in May. I am allergic to peanuts."}
+            ],
+        }
+        auth = f"-H 'Authorization: Bearer {key}' -H 'Content-Type: application/json'"
+        post_turn = f"curl -s {auth} {base}/api/v1/kbs/notes/messages/ -d {shlex.quote(json.dumps(turn))}"
+        question = shlex.quote("query=Where does the user live and what can they not eat?")
+        read_context = (
+            f"curl -s -G -H 'Authorization: Bearer {key}' {base}/api/v1/context/ --data-urlencode {question} "
+            "--data-urlencode user_id=alice | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"context\"])'"
         )
+        rule = "=" * 78
         lines = [
             "",
-            f"kbsite is up ({seconds:.1f}s) on {db}",
-            f"  {llm.mode_label()}",
-            f"  Admin:    http://{host}/admin/   user 'admin', password {password}",
-            f"  API docs: http://{host}/api/docs/",
-            f"  Demo bot 'demo' (KB 'notes', always on) API key: {demo_key}",
-            f"  Try: curl -H 'Authorization: Bearer {demo_key}' http://{host}/api/v1/kbs/",
-            "Press Ctrl+C to stop.",
+            rule,
+            f" kbsite is up ({seconds:.0f}s)   {llm.mode_label()}",
+            rule,
+            f" Admin:     {base}/admin/    user: admin    password: {password}",
+            f" API docs:  {base}/api/docs/",
+            f" Demo bot 'demo', KB 'notes' (always on), API key: {key}",
+            "",
+            " Post a turn:",
+            f"   {post_turn}",
+            " Read the context block a bot would get (once the turn is processed):",
+            f"   {read_context}",
+            "",
+            f" Logs: {log}    Stop: Ctrl+C",
+            (
+                " The job workers are warming up (loading the embedding model, about a minute on a small machine):"
+                " what is posted meanwhile waits for them."
+                if workers
+                else " No job workers here (--no-worker): run manage.py qcluster elsewhere."
+            ),
+            rule,
             "",
         ]
-        self.stdout.write("\n".join(lines))
-        self.stdout.flush()
+        self._say("\n".join(lines))
 
     def _ensure_admin(self) -> str:
         """The operator login; its password lives in var/admin-password unless ADMIN_PASSWORD is set."""
@@ -114,3 +216,10 @@ class Command(BaseCommand):
         key_file.write_text(plain)
         key_file.chmod(0o600)
         return plain
+
+
+def _signal_group(child: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(child.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone
