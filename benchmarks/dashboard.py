@@ -3,8 +3,8 @@ logged-in superuser through HTTP (target p95 < 300 ms), for all KBs and for one 
 the cached counts costs when it falls due (once every DASHBOARD_CACHE_SECONDS in each web process).
 
 The memories are the users_scale benchmark's (one KB, 10,000 end users, loaded once into `kbsite_users_scale`);
-30 days of daily figures and 2,000 job runs are added to it. The memory list's default page is timed too, for
-the record.
+30 days of daily figures and 2,000 job runs are added to it. The admin's main lists are timed too, for the
+record: the memories (live, and one end user's), the knowledge bases, the end users and the job runs.
 """
 
 from __future__ import annotations
@@ -108,7 +108,16 @@ def run():
         session = _login(product.url, "bench-admin", "bench-pass")
         everything = _timed(session, f"{product.url}/admin/", LOADS)
         one_user = _timed(session, f"{product.url}/admin/?end_user={user.pk}", LOADS // 4)
-        memory_list = _timed(session, f"{product.url}/admin/memories/memory/", 20)
+        lists = {
+            name: _timed(session, f"{product.url}{path}", 20)
+            for name, path in (
+                ("memories (live, the default)", "/admin/memories/memory/"),
+                ("memories of one end user", f"/admin/memories/memory/?end_user__id__exact={user.pk}&status=all"),
+                ("knowledge bases", "/admin/kbsite/knowledgebase/"),
+                ("end users", "/admin/kbsite/enduser/"),
+                ("job runs", "/admin/kbsite/jobrun/"),
+            )
+        }
     finally:
         product.stop()
     print(
@@ -120,7 +129,8 @@ def run():
         f"a refresh of the cached counts (every DASHBOARD_CACHE_SECONDS per web process): "
         f"median {statistics.median(refresh):.0f} ms of 5"
     )
-    print(f"memory list, default page (live memories), 20 loads: {_figures(memory_list)}")
+    for name, latencies in lists.items():
+        print(f"admin list of {name}, 20 loads: {_figures(latencies)}")
 
 
 if __name__ == "__main__":

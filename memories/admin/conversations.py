@@ -38,11 +38,13 @@ class SessionAdmin(OperatedAdmin):
 @admin.register(Message)
 class MessageAdmin(OperatedAdmin):
     list_display = ["external_id", "session", "kb", "role", "speaker", "short_content", "created_at"]
-    list_filter = ["role", "kb__bot", "kb"]
+    list_filter = ["role", "kb__bot", "kb", "created_at"]
     list_select_related = ["session", "kb__bot"]
     search_fields = ["external_id", "speaker", "content", "session__external_id"]
     readonly_fields = ["kb", "session", "external_id", "role", "speaker", "content", "created_at", "received_at"]
-    date_hierarchy = "created_at"
+    # Millions of turns: newest first by id, the whole table not counted twice, no date hierarchy (see memories).
+    ordering = ["-id"]
+    show_full_result_count = False
 
     @admin.display(description="content")
     def short_content(self, obj):
