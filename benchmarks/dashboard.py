@@ -111,11 +111,12 @@ def run():
         lists = {
             name: _timed(session, f"{product.url}{path}", 20)
             for name, path in (
-                ("memories (live, the default)", "/admin/memories/memory/"),
-                ("memories of one end user", f"/admin/memories/memory/?end_user__id__exact={user.pk}&status=all"),
-                ("knowledge bases", "/admin/kbsite/knowledgebase/"),
-                ("end users", "/admin/kbsite/enduser/"),
-                ("job runs", "/admin/kbsite/jobrun/"),
+                ("the memory list (live, the default)", "/admin/memories/memory/"),
+                ("one end user's memories", f"/admin/memories/memory/?end_user__id__exact={user.pk}&status=all"),
+                ("the knowledge base list", "/admin/kbsite/knowledgebase/"),
+                ("a knowledge base's page", f"/admin/kbsite/knowledgebase/{kb.pk}/change/"),
+                ("the end user list", "/admin/kbsite/enduser/"),
+                ("the job run list", "/admin/kbsite/jobrun/"),
             )
         }
     finally:
@@ -130,7 +131,7 @@ def run():
         f"median {statistics.median(refresh):.0f} ms of 5"
     )
     for name, latencies in lists.items():
-        print(f"admin list of {name}, 20 loads: {_figures(latencies)}")
+        print(f"admin: {name}, 20 loads: {_figures(latencies)}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ benchmark database, and feeds it LoCoMo through the REST API like a bot would.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -40,6 +41,68 @@ def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict
 
     django.setup()
     return env
+
+
+def memory_row(**values) -> list:
+    """One row of ``memories.bulk.MEMORY_COLUMNS`` (without the id) for a benchmark's COPY: the values given by
+    column name, a synthetic live memory's defaults for the rest, so that a new column breaks no loader."""
+    from django.utils import timezone
+    from psycopg.types.json import Jsonb
+
+    from memories import bulk
+
+    now = timezone.now()
+    defaults = {
+        "end_user_id": None,
+        "kind": "fact",
+        "entities": [],
+        "topics": [],
+        "importance": 0.5,
+        "in_vector_index": False,
+        "valid_from": now,
+        "valid_to": None,
+        "retired_reason": "",
+        "source": "synthetic",
+        "metadata": Jsonb({}),
+        "source_file": "",
+        "source_chunk_id": None,
+        "mode": "heuristic",
+        "job_run_id": None,
+        "consolidated": False,
+        "quarantined": False,
+        "quarantine_reason": "",
+        "created_at": now,
+        "updated_at": now,
+    }
+    row = defaults | values
+    return [row[name] for name, _ in bulk.MEMORY_COLUMNS if name != "id"]
+
+
+@contextlib.contextmanager
+def indexes_dropped(condition: str, params: list | None = None):
+    """Drop the memory table's indexes that ``condition`` (SQL on ``indexname``) names while a bulk load runs, and
+    build them again afterwards, also when the load fails (a failed load left a database without them once)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory' AND ({condition})",
+            params or [],
+        )
+        indexes = cursor.fetchall()
+        for name, _ in indexes:
+            cursor.execute(f"DROP INDEX {name}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET maintenance_work_mem = '1GB'")
+            cursor.execute("SET max_parallel_maintenance_workers = 1")
+            for name, definition in indexes:
+                built = time.perf_counter()
+                cursor.execute(definition)
+                print(f"  built {name} in {time.perf_counter() - built:.0f}s", flush=True)
+            cursor.execute("ANALYZE memories_memory")
 
 
 def reset_database() -> None:

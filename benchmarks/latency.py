@@ -37,7 +37,7 @@ def _vocabulary(rng) -> list[str]:
 
 
 def _load(kb_ids: list[int]) -> float:
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from memories import bulk
 
@@ -46,14 +46,6 @@ def _load(kb_ids: list[int]) -> float:
     weights = 1.0 / np.arange(1, len(vocab) + 1)
     weights /= weights.sum()
     names = ["Caroline", "Melanie", "Jon", "Gina", "Nate", "Joanna", "Tim", "John", "Maria", "Audrey"]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory' "
-            "AND indexname IN ('memory_embedding_hnsw', 'memory_fts_gin', 'memory_entities_gin')"
-        )
-        indexes = cursor.fetchall()
-        for name, _ in indexes:
-            cursor.execute(f"DROP INDEX {name}")
     started = time.perf_counter()
     plan = [kb_ids[0]] * QUERIED_KB + [kb for kb in kb_ids[1:] for _ in range((TOTAL - QUERIED_KB) // (KBS - 1))]
     columns = ", ".join(name for name, _ in bulk.MEMORY_COLUMNS if name != "id")
@@ -61,54 +53,35 @@ def _load(kb_ids: list[int]) -> float:
     from django.utils import timezone
 
     now = timezone.now()
-    for offset in range(0, len(plan), CHUNK):
-        kbs = plan[offset : offset + CHUNK]
-        vectors = rng.standard_normal((len(kbs), 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        lengths = rng.integers(8, 22, size=len(kbs))
-        words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
-        speakers = rng.choice(names, size=len(kbs))
-        with transaction.atomic(), vector_cursor() as cursor:
-            with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-                copy.set_types(types)
-                position = 0
-                for i, kb in enumerate(kbs):
-                    text = f"{speakers[i]}: " + " ".join(words[position : position + lengths[i]]) + "."
-                    position += lengths[i]
-                    copy.write_row(
-                        [
-                            kb,
-                            None,  # shared memories, of no end user
-                            text,
-                            "fact",
-                            [speakers[i].lower()],
-                            [],
-                            0.5,
-                            vectors[i],
-                            True,  # every KB here is far past VECTOR_INDEX_MIN_MEMORIES
-                            f"{offset + i:064d}",
-                            now,
-                            "",
-                            "synthetic",
-                            "",
-                            "heuristic",
-                            None,
-                            False,
-                            False,
-                            "",
-                            now,
-                            now,
-                        ]
-                    )
-        print(f"  loaded {offset + len(kbs):,} memories ({time.perf_counter() - started:.0f}s)", flush=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '1GB'")
-        cursor.execute("SET max_parallel_maintenance_workers = 1")
-        for name, definition in indexes:
-            built = time.perf_counter()
-            cursor.execute(definition)
-            print(f"  built {name} in {time.perf_counter() - built:.0f}s", flush=True)
-        cursor.execute("ANALYZE memories_memory")
+    with harness.indexes_dropped("indexname IN ('memory_embedding_hnsw', 'memory_fts_gin', 'memory_entities_gin')"):
+        for offset in range(0, len(plan), CHUNK):
+            kbs = plan[offset : offset + CHUNK]
+            vectors = rng.standard_normal((len(kbs), 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            lengths = rng.integers(8, 22, size=len(kbs))
+            words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
+            speakers = rng.choice(names, size=len(kbs))
+            with transaction.atomic(), vector_cursor() as cursor:
+                with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(types)
+                    position = 0
+                    for i, kb in enumerate(kbs):
+                        text = f"{speakers[i]}: " + " ".join(words[position : position + lengths[i]]) + "."
+                        position += lengths[i]
+                        copy.write_row(
+                            harness.memory_row(
+                                kb_id=kb,
+                                text=text,
+                                entities=[speakers[i].lower()],
+                                embedding=vectors[i],
+                                in_vector_index=True,  # every KB here is far past VECTOR_INDEX_MIN_MEMORIES
+                                content_hash=f"{offset + i:064d}",
+                                valid_from=now,
+                                created_at=now,
+                                updated_at=now,
+                            )
+                        )
+            print(f"  loaded {offset + len(kbs):,} memories ({time.perf_counter() - started:.0f}s)", flush=True)
     return time.perf_counter() - started
 
 

@@ -29,7 +29,7 @@ REBUILT = ("memory_fts_gin", "memory_entities_gin", "memory_kb_user_exact", "mem
 
 
 def _load(kb_id: int, user_ids: list[int]) -> float:
-    from django.db import connection, transaction
+    from django.db import transaction
     from django.utils import timezone
 
     from memories import bulk
@@ -38,47 +38,41 @@ def _load(kb_id: int, user_ids: list[int]) -> float:
     vocab = np.array(_vocabulary(np.random.default_rng(7)))
     weights = 1.0 / np.arange(1, len(vocab) + 1)
     weights /= weights.sum()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory' "
-            "AND (indexname = ANY(%s) OR indexname LIKE 'memories_memory_end_user_id%%')",
-            [list(REBUILT)],
-        )
-        indexes = cursor.fetchall()
-        for name, _ in indexes:
-            cursor.execute(f"DROP INDEX {name}")
     started = time.perf_counter()
     owners = np.repeat(np.array(user_ids), TOTAL // len(user_ids))
     rng.shuffle(owners)  # users' memories arrive interleaved, as they would from many conversations
     columns = ", ".join(name for name, _ in bulk.MEMORY_COLUMNS if name != "id")
     types = [t for name, t in bulk.MEMORY_COLUMNS if name != "id"]
     now = timezone.now()
-    for offset in range(0, TOTAL, CHUNK):
-        chunk = owners[offset : offset + CHUNK]
-        vectors = rng.standard_normal((len(chunk), 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        lengths = rng.integers(8, 22, size=len(chunk))
-        words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
-        with transaction.atomic(), vector_cursor() as cursor:
-            with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
-                copy.set_types(types)
-                position = 0
-                for i, owner in enumerate(chunk):
-                    text = "User: " + " ".join(words[position : position + lengths[i]]) + "."
-                    position += lengths[i]
-                    copy.write_row(
-                        [kb_id, int(owner), text, "fact", [], [], 0.5, vectors[i], False, f"{offset + i:064d}"]
-                        + [now, "", "synthetic", "", None, "heuristic", None, False, False, "", now, now]
-                    )
-        print(f"  loaded {offset + len(chunk):,} memories ({time.perf_counter() - started:.0f}s)", flush=True)
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '1GB'")
-        cursor.execute("SET max_parallel_maintenance_workers = 1")
-        for name, definition in indexes:
-            built = time.perf_counter()
-            cursor.execute(definition)
-            print(f"  built {name} in {time.perf_counter() - built:.0f}s", flush=True)
-        cursor.execute("ANALYZE memories_memory")
+    with harness.indexes_dropped(
+        "indexname = ANY(%s) OR indexname LIKE 'memories_memory_end_user_id%%'", [list(REBUILT)]
+    ):
+        for offset in range(0, TOTAL, CHUNK):
+            chunk = owners[offset : offset + CHUNK]
+            vectors = rng.standard_normal((len(chunk), 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            lengths = rng.integers(8, 22, size=len(chunk))
+            words = rng.choice(vocab, size=int(lengths.sum()), p=weights)
+            with transaction.atomic(), vector_cursor() as cursor:
+                with cursor.copy(f"COPY memories_memory ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
+                    copy.set_types(types)
+                    position = 0
+                    for i, owner in enumerate(chunk):
+                        text = "User: " + " ".join(words[position : position + lengths[i]]) + "."
+                        position += lengths[i]
+                        copy.write_row(
+                            harness.memory_row(
+                                kb_id=kb_id,
+                                end_user_id=int(owner),
+                                text=text,
+                                embedding=vectors[i],
+                                content_hash=f"{offset + i:064d}",
+                                valid_from=now,
+                                created_at=now,
+                                updated_at=now,
+                            )
+                        )
+            print(f"  loaded {offset + len(chunk):,} memories ({time.perf_counter() - started:.0f}s)", flush=True)
     return time.perf_counter() - started
 
 

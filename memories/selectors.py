@@ -16,6 +16,15 @@ def _count(queryset, field: str = "kb"):
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
+def kb_list_with_small_counts():
+    """Knowledge bases with their bots and their counts of live insights and present documents (few rows: the
+    admin's list counts memories, turns and jobs through the dashboard's cache)."""
+    return KnowledgeBase.objects.select_related("bot").annotate(
+        insight_count=_count(Insight.objects.filter(retired_at__isnull=True)),
+        document_count=_count(Document.objects.present()),
+    )
+
+
 def kb_list_with_counts(*, bot: Bot | None = None):
     """Knowledge bases annotated with their counts of memories, insights, documents, waiting turns and jobs, in one
     query (no N+1)."""

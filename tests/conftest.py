@@ -146,6 +146,16 @@ def isolated_data_dir(settings, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def fresh_cache():
+    """The dashboard's cached counts (also on the KB pages) are counted anew in each test, never another test's."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def offline(settings):
     """No LLM configured unless a test asks for fake_llm: heuristic mode."""
     settings.LLM_BASE_URL = ""

@@ -40,10 +40,11 @@ def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):
 
 def test_a_kbs_page_shows_its_counts_linked_to_its_rows(admin_client, kb):
     MemoryFactory(kb=kb, text="Alice lives in Berlin.")
+    MemoryFactory(kb=kb, text="Alice lives in Paris.").retire(reason="moved")
     page = admin_client.get(reverse("admin:kbsite_knowledgebase_change", args=[kb.pk])).content.decode()
-    assert "1 live memories" in page and "Recall console" in page
+    assert "1 live memories" in page and "1 retired" in page and "Recall console" in page
     links = re.findall(r'href="(/admin/[^"]+\?(?:kb__id__exact|kb)=[^"]+)"', page)
-    assert len(links) == 7, links  # the six counts and console links, and the console in the page tools
+    assert len(links) == 11, links  # ten counts and lists, the console, and the console in the page tools
     for link in links:
         assert admin_client.get(html.unescape(link)).status_code == 200, link
 

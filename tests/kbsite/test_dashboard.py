@@ -23,13 +23,6 @@ from tests.conftest import run_queued_tasks
 from tests.factories import BotFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory
 
 
-@pytest.fixture(autouse=True)
-def fresh_counts():
-    cache.clear()
-    yield
-    cache.clear()
-
-
 def series_of(page: str) -> dict:
     found = re.search(r'<script id="dash-series" type="application/json">(.*?)</script>', page, re.S)
     return json.loads(found.group(1))
