@@ -42,6 +42,7 @@ class KnowledgeBaseAdmin(OperatedAdmin):
     ]
     list_filter = ["always_on", "records_chat", "is_active", "bot"]
     search_fields = ["name", "bot__name", "description"]
+    autocomplete_fields = ["bot"]
     actions = ["consolidate_now"]
 
     @admin.action(description="Consolidate now (queue a consolidation run)")

@@ -144,7 +144,7 @@ def test_forms_offer_only_the_operators_kbs_and_users(two_bots, operator):
     page = operator.get(url(KnowledgeBase, "add")).content.decode()
     assert "alpha" in page and "bravo" not in page  # the bot choices
     # Autocompletes answer from the operator's rows only.
-    for field, model in (("kb", Memory), ("end_user", Memory), ("src", Edge)):
+    for field, model in (("kb", Memory), ("end_user", Memory), ("src", Edge), ("bot", KnowledgeBase)):
         found = operator.get(
             reverse("admin:autocomplete"),
             {"app_label": model._meta.app_label, "model_name": model._meta.model_name, "field_name": field},
