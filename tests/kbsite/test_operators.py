@@ -142,7 +142,9 @@ def test_actions_touch_only_the_operators_rows(two_bots, operator):
 def test_forms_offer_only_the_operators_kbs_and_users(two_bots, operator):
     alpha, bravo = two_bots
     page = operator.get(url(KnowledgeBase, "add")).content.decode()
-    assert "alpha" in page and "bravo" not in page  # the bot choices
+    assert 'data-field-name="bot"' in page and "bravo" not in page  # the bot is an autocomplete (below)
+    response = operator.post(url(KnowledgeBase, "add"), {"bot": bravo["bot"].pk, "name": "planted"})
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
     # Autocompletes answer from the operator's rows only.
     for field, model in (("kb", Memory), ("end_user", Memory), ("src", Edge), ("bot", KnowledgeBase)):
         found = operator.get(
