@@ -93,19 +93,7 @@ class ApiKeyAdmin(OperatedAdmin):
 
 @admin.register(JobRun)
 class JobRunAdmin(OperatedAdmin):
-    list_display = [
-        "id",
-        "kind",
-        "kb",
-        "status",
-        "mode",
-        "target_link",
-        "items_read",
-        "facts",
-        "tokens",
-        "duration",
-        "created_at",
-    ]
+    list_display = ["id", "kind", "kb", "status", "mode", "target_link", "facts", "tokens", "duration", "created_at"]
     list_filter = ["status", "kind", "mode", "kb__bot", "kb"]
     list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
@@ -133,11 +121,25 @@ class JobRunAdmin(OperatedAdmin):
             return format_html('<a href="{}">{}</a>', url, label if obj.target else f"{ct.name} {obj.object_id}")
         return label
 
-    @admin.display(description="facts +new ↻superseded −skipped ⚠quarantined")
+    @admin.display(description="items → facts")
     def facts(self, obj):
-        return f"+{obj.facts_added} ↻{obj.facts_superseded} −{obj.facts_skipped} ⚠{obj.facts_quarantined}"
+        """Items read, then facts: +added ↻superseded −skipped ⚠quarantined (spelt out on hover)."""
+        return format_html(
+            '<span title="{} items read; facts: {} added, {} superseded, {} skipped, {} quarantined">'
+            "{} → +{} ↻{} −{} ⚠{}</span>",
+            obj.items_read,
+            obj.facts_added,
+            obj.facts_superseded,
+            obj.facts_skipped,
+            obj.facts_quarantined,
+            obj.items_read,
+            obj.facts_added,
+            obj.facts_superseded,
+            obj.facts_skipped,
+            obj.facts_quarantined,
+        )
 
-    @admin.display(description="LLM tokens in / out")
+    @admin.display(description="tokens in / out")
     def tokens(self, obj):
         return f"{obj.tokens_in:,} / {obj.tokens_out:,}"
 

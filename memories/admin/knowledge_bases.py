@@ -32,8 +32,8 @@ class KnowledgeBaseAdmin(OperatedAdmin):
         "bot",
         "always_on",
         "records_chat",
-        "is_active",
-        "consolidate_interval_minutes",
+        "active",
+        "consolidates_every",
         "memory_count",
         "insight_count",
         "document_count",
@@ -203,6 +203,14 @@ class KnowledgeBaseAdmin(OperatedAdmin):
     def _counts(obj) -> dict[str, int]:
         return kb_counts()[0].get(obj.pk) or dict.fromkeys(COUNTS, 0)
 
+    @admin.display(description="active", boolean=True, ordering="is_active")
+    def active(self, obj):
+        return obj.is_active
+
+    @admin.display(description="consolidates", ordering="consolidate_interval_minutes")
+    def consolidates_every(self, obj):
+        return f"every {obj.consolidate_interval_minutes} min" if obj.always_on else "-"
+
     @admin.display(description="Live memories")
     def memory_count(self, obj):
         return self._counts(obj)["live"]
@@ -215,7 +223,7 @@ class KnowledgeBaseAdmin(OperatedAdmin):
     def document_count(self, obj):
         return obj.document_count
 
-    @admin.display(description="Unprocessed turns")
+    @admin.display(description="Turns waiting")
     def pending_messages(self, obj):
         return self._counts(obj)["waiting_turns"]
 
