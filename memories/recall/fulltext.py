@@ -20,6 +20,7 @@ FTS_ROWS = 500
 DF_CACHE_MIN = 50
 DF_CACHE_SECONDS = 600
 DF_CACHE_SIZE = 20000
+SMALL_SCOPE_SECONDS = 30
 BM25_K1 = 1.2
 BM25_B = 0.75
 _df_cache: dict = {}
@@ -134,7 +135,9 @@ def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float) -> dict[s
 
 
 def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
-    """Rows in scope (up to DF_CAP) and their mean length in words, kept for a while once the scope is large."""
+    """Rows in scope (up to DF_CAP) and their mean length in words, kept for a while: ten minutes once the scope
+    is large, SMALL_SCOPE_SECONDS while it grows (a BM25 normalisation a few seconds old ranks the same, and the
+    count was a round trip of every recall in a small KB)."""
     key = (table, scope, repr(params))
     cached = _size_cache.get(key)
     if cached and cached[2] > time.monotonic():
@@ -147,8 +150,8 @@ def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
         )
         total, avg_length = cursor.fetchone()
     total, avg_length = max(total, 1), float(avg_length or 1.0)
-    if total >= DF_CAP:
-        if len(_size_cache) > DF_CACHE_SIZE:
-            _size_cache.clear()
-        _size_cache[key] = (total, avg_length, time.monotonic() + DF_CACHE_SECONDS)
+    if len(_size_cache) > DF_CACHE_SIZE:
+        _size_cache.clear()
+    kept = DF_CACHE_SECONDS if total >= DF_CAP else SMALL_SCOPE_SECONDS
+    _size_cache[key] = (total, avg_length, time.monotonic() + kept)
     return total, avg_length

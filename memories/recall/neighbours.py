@@ -10,7 +10,7 @@ from django.db import connection
 
 from kbsite.ai.fusion import Fusion
 from memories.models import Edge, visible_to
-from memories.recall.hits import HIT_FIELDS, Hit, memory_hit
+from memories.recall.hits import Hit, hit_rows, memory_hit
 from memories.recall.scope import Scope, Table
 from memories.recall.weights import CONTEXT_SEEDS, CONTEXT_WEIGHT
 
@@ -62,17 +62,14 @@ def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], 
     extra: list[tuple[dict, str]] = []
     neighbours = _graph_neighbours(scope.kb_ids, scope.end_user_id, top_entities)
     if neighbours:
-        for row in (
+        for row in hit_rows(
             candidates.filter(entities__overlap=list(neighbours))
             .exclude(pk__in=seen)
             .order_by("-importance", "-created_at")
-            .values(*HIT_FIELDS)[:limit]
-        ):
+        )[:limit]:
             extra.append((row, "graph"))
             seen.add(row["id"])
-    for row in (
-        candidates.exclude(pk__in=seen).order_by("-created_at").values(*HIT_FIELDS)[: max(0, limit - len(extra))]
-    ):
+    for row in hit_rows(candidates.exclude(pk__in=seen).order_by("-created_at"))[: max(0, limit - len(extra))]:
         extra.append((row, "recency"))
         seen.add(row["id"])
     out = []

@@ -35,10 +35,76 @@ def test_a_query_embeds_to_the_same_vector_as_in_a_batch():
     assert max(abs(a - b) for a, b in zip(single, batched, strict=True)) < 1e-4
 
 
-def test_queries_of_any_length_embed_as_in_a_batch_through_the_traced_path():
-    """The query path is traced once, for one text; texts shorter and longer than the one it was traced with
-    still give the batch's vectors. If tracing fails, queries still embed (eagerly) to the same vectors."""
+TEXTS = [
+    "Hi?",
+    "",
+    "Where did Nora's sister move last spring?",
+    "Pitié-Salpêtrière, Jürgen Müller, 東京 🏥",
+    " ".join(["a long query about the garden"] * 20),
+    " ".join(["words past the model's limit of 256 tokens are cut off alike"] * 40),
+]
+
+
+def _same(a, b) -> bool:
+    return max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-5
+
+
+def test_queries_embed_on_onnx_runtime_as_in_a_batch():
+    """By default a query is embedded on ONNX Runtime (the model exported from the same weights): for texts short,
+    long, past the model's limit, empty or in other scripts, the vector a batch through PyTorch gives."""
+    from kbsite.ai.onnx_query import OnnxQueryModel
+
     embedder = embeddings.get_embedder()
+    for text, vector in zip(TEXTS, embeddings.embed(TEXTS), strict=True):
+        assert _same(embeddings.embed_query(text), vector), text
+    assert isinstance(embedder._onnx, OnnxQueryModel)  # the ONNX path was the one used
+
+
+def test_the_onnx_model_is_exported_once_per_machine(settings, tmp_path):
+    """A machine without the exported file exports it from the loaded model, under var/models/, and later
+    processes load it without PyTorch."""
+    settings.VAR_DIR = tmp_path
+    first = embeddings.LocalEmbedder()
+    vector = first.embed_one(TEXTS[2])
+    exported = list((tmp_path / "models").glob("*.onnx"))
+    assert len(exported) == 1 and not list((tmp_path / "models").glob("*.part"))
+    mtime = exported[0].stat().st_mtime_ns
+    second = embeddings.LocalEmbedder()
+    assert _same(second.embed_one(TEXTS[2]), vector)
+    assert second._model is None  # the PyTorch model was never loaded by the second
+    assert exported[0].stat().st_mtime_ns == mtime
+
+
+def test_without_onnx_queries_embed_through_pytorch(settings, monkeypatch, caplog):
+    """EMBEDDING_ONNX=false, or an ONNX Runtime that cannot load: queries embed through PyTorch, to the same
+    vectors, and the second case is logged."""
+    batched = embeddings.embed([TEXTS[2]])[0]
+    settings.EMBEDDING_ONNX = False
+    off = embeddings.LocalEmbedder()
+    assert _same(off.embed_one(TEXTS[2]), batched) and off._onnx is False
+
+    settings.EMBEDDING_ONNX = True
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_onnxruntime(name, *args, **kwargs):
+        if name == "onnxruntime":
+            raise ImportError("No module named 'onnxruntime'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_onnxruntime)
+    broken = embeddings.LocalEmbedder()
+    assert _same(broken.embed_one(TEXTS[2]), batched) and broken._onnx is False
+    assert "ONNX query path is not available" in caplog.text
+
+
+def test_queries_of_any_length_embed_as_in_a_batch_through_the_traced_path(monkeypatch):
+    """Without ONNX Runtime the query path is traced once, for one text; texts shorter and longer than the one it
+    was traced with still give the batch's vectors. If tracing fails, queries still embed (eagerly) to the same
+    vectors."""
+    embedder = embeddings.get_embedder()
+    monkeypatch.setattr(embedder, "_onnx", False)
     texts = ["Hi?", "Where did Nora's sister move last spring?", " ".join(["a long query about the garden"] * 20)]
     batched = embeddings.embed(texts)
     for text, vector in zip(texts, batched, strict=True):
