@@ -1,8 +1,9 @@
 """ASGI entry point (``manage.py serve`` runs it under gunicorn with uvicorn workers; see kbsite.serving).
 
 ``/mcp`` (and ``/mcp/``) goes to the MCP server, which also gets the server's lifespan (its SDK keeps a task group);
-everything else to Django, whose sync views each run in a thread of their own while the chat proxy's async views
-stream on the event loop.
+the chat proxy (``/openai/``), whose async views stream on the event loop, to Django's ASGI handler; everything else
+(the API, the admin, static files) to Django's sync handler, each request in a thread of its own
+(:class:`kbsite.serving.SyncViews`).
 """
 
 import os
@@ -18,7 +19,8 @@ os.environ["KBSITE_WEB_PROCESS"] = "asgi"
 boot.prepare()
 django_application = get_asgi_application()
 
-from kbsite.serving import load_views, warm_up_in_background  # noqa: E402 - after Django is set up
+from kbsite.middleware import PROXY_PREFIX  # noqa: E402 - after Django is set up
+from kbsite.serving import SyncViews, load_views, warm_up_in_background  # noqa: E402
 from memories.mcp.app import PATH as MCP_PATH  # noqa: E402
 from memories.mcp.app import mcp_application  # noqa: E402
 
@@ -26,10 +28,13 @@ from memories.mcp.app import mcp_application  # noqa: E402
 def build_application():
     """The project's ASGI application, with an MCP server of its own (the SDK's runs once per server start)."""
     mcp = mcp_application()
+    sync_views = SyncViews()
 
     async def application(scope, receive, send):
         if scope["type"] == "lifespan" or (scope["type"] == "http" and scope["path"].rstrip("/") == MCP_PATH):
             return await mcp(scope, receive, send)
+        if scope["type"] == "http" and not scope["path"].startswith(PROXY_PREFIX):
+            return await sync_views(scope, receive, send)
         return await django_application(scope, receive, send)
 
     return application

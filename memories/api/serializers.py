@@ -259,6 +259,22 @@ class HitSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     valid_from = serializers.DateTimeField(allow_null=True)
 
+    def to_representation(self, hit):
+        """The fields' output, built directly: field by field it took a tenth of a recall's time (twenty hits)."""
+        times = self.fields["created_at"]
+        return {
+            "id": hit.id,
+            "type": hit.type,
+            "kb": hit.kb,
+            "text": hit.text,
+            "kind": hit.kind,
+            "score": float(hit.score),
+            "signals": list(hit.signals),
+            "sources": [dict(source) for source in hit.sources],
+            "created_at": times.to_representation(hit.created_at) if hit.created_at else None,
+            "valid_from": times.to_representation(hit.valid_from) if hit.valid_from else None,
+        }
+
 
 class RecallOutSerializer(serializers.Serializer):
     query = serializers.CharField()

@@ -27,26 +27,49 @@ _df_cache: dict = {}
 _size_cache: dict = {}
 
 
-def fts_ranked(searched: Table, tsquery: str, limit: int, stats_kb_ids: tuple[int, ...] | None = None) -> list[int]:
-    """Rows matching any informative query word, ranked BM25-style: each matched word counts by its rarity
-    in the KB (IDF), so a name that is in half the conversation weighs less than the word that matters.
+def fts_ranked(
+    tables: list[Table], tsquery: str, limit: int, stats_kb_ids: tuple[int, ...] | None = None
+) -> dict[str, list[int]]:
+    """For each table (by its type), the rows matching any informative query word, ranked BM25-style: each matched
+    word counts by its rarity in the KB (IDF), so a name that is in half the conversation weighs less than the word
+    that matters. ``stats_kb_ids``: the KBs whose word statistics the memory table may read.
 
     Every row touched costs a heap read, so at most FTS_ROWS rows are looked at: the rarest words bring
     all their rows, a common word only as many as are left. A row that matches a rare word is scored on
     every word it has, so only rows matching nothing but common words are sampled.
+
+    The tables are asked together: one round trip for the words' counts, one for the ranked lists.
     """
-    table, scope, params = searched.name, searched.where, list(searched.params)
     terms = [t for t in tsquery.split(" or ") if t]
     if not terms:
-        return []
-    stats = [(q, df) for q, df in _term_frequencies(table, scope, params, terms, stats_kb_ids) if df]
-    if not stats:
-        return []
-    # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
-    # one of those rows a candidate. A query made only of such words has no full-text list.
-    stats = sorted((row for row in stats if row[1] < DF_CAP), key=lambda row: row[1])
-    if not stats:
-        return []
+        return {}
+    frequencies = _term_frequencies(tables, terms, stats_kb_ids)
+    branches, branch_params = [], []
+    for index, (table, found) in enumerate(zip(tables, frequencies, strict=True)):
+        # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
+        # one of those rows a candidate. A query made only of such words has no full-text list.
+        stats = sorted(((q, df) for q, df in found if 0 < df < DF_CAP), key=lambda row: row[1])
+        if stats:
+            sql, params = _ranked_sql(table, stats, limit)
+            branches.append(f"(SELECT {index} AS t, id, score FROM ({sql}) ranked_{index})")
+            branch_params += params
+    if not branches:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT t, id FROM ({' UNION ALL '.join(branches)}) ranked ORDER BY t, score DESC, id DESC", branch_params
+        )
+        rows = cursor.fetchall()
+    ranked: dict[str, list[int]] = {}
+    for index, pk in rows:
+        ranked.setdefault(tables[index].type, []).append(pk)
+    return ranked
+
+
+def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tuple[str, list]:
+    """The ranked list of one table as SQL: ``stats`` are its informative words' tsqueries and counts, rarest
+    first."""
+    table, scope, params = searched.name, searched.where, list(searched.params)
     total, avg_length = _scope_size(table, scope, params)
     weighted = [(q, math.log(1 + (total - df + 0.5) / (df + 0.5))) for q, df in stats]
     quotas, left = [], FTS_ROWS
@@ -65,56 +88,56 @@ def fts_ranked(searched: Table, tsquery: str, limit: int, stats_kb_ids: tuple[in
         for _ in weighted
     )
     row_params = [v for (q, _), quota in zip(weighted, quotas, strict=True) for v in (q, *params, quota)]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""SELECT id FROM (
-                    SELECT DISTINCT ON (c.id) c.id,
-                           ({score}) / (1 + %s * (1 - %s + %s * length(c.search_vector) / %s)) AS score
-                    FROM ({rows}) c
-                ) scored
-                ORDER BY score DESC, id DESC
-                LIMIT %s""",
-            [*score_params, BM25_K1, BM25_B, BM25_B, avg_length, *row_params, limit],
-        )
-        return [row[0] for row in cursor.fetchall()]
+    sql = f"""SELECT id, score FROM (
+                  SELECT DISTINCT ON (c.id) c.id,
+                         ({score}) / (1 + %s * (1 - %s + %s * length(c.search_vector) / %s)) AS score
+                  FROM ({rows}) c
+              ) scored
+              ORDER BY score DESC, id DESC
+              LIMIT %s"""
+    return sql, [*score_params, BM25_K1, BM25_B, BM25_B, avg_length, *row_params, limit]
 
 
 def _term_frequencies(
-    table: str, scope: str, params: list, terms: list[str], stats_kb_ids: tuple[int, ...] | None = None
-) -> list[tuple[str, int]]:
-    """(tsquery, document frequency in scope, counted up to DF_CAP) of each word.
+    tables: list[Table], terms: list[str], stats_kb_ids: tuple[int, ...] | None = None
+) -> list[list[tuple[str, int]]]:
+    """For each table, (tsquery, document frequency in scope, counted up to DF_CAP) of each word that makes one.
 
     Counting a common word reads up to DF_CAP rows. Large KBs keep their word counts in TermStat
-    (``stats_kb_ids``: every KB in scope has them), which are read instead; elsewhere counts of common
-    words are kept for a while in this process (an IDF that is minutes old ranks the same). A word the
+    (``stats_kb_ids``: every KB in scope has them; memories only), which are read instead; elsewhere counts of
+    common words are kept for a while in this process (an IDF that is minutes old ranks the same). A word the
     statistics do not know yet, and any rare word, is counted: cheap, and always fresh, so a word that
-    has just appeared in the KB is never missed.
+    has just appeared in the KB is never missed. What is counted, for every table, is counted in one statement.
     """
-    key = (table, scope, repr(params))
     now = time.monotonic()
-    known = {term: _df_cache[(key, term)] for term in terms if _df_cache.get((key, term), (0, 0, 0))[2] > now}
-    if stats_kb_ids:
-        known.update(_term_stats(stats_kb_ids, [term for term in terms if term not in known], now))
-    missing = [term for term in terms if term not in known]
-    if missing:
-        # A constant tsquery per word, for the reason fts_ranked gives.
-        counts = " UNION ALL ".join(
-            f"""SELECT %s, websearch_to_tsquery(%s, %s)::text, (SELECT count(*) FROM (SELECT 1 FROM {table}
-                WHERE {table}.search_vector @@ websearch_to_tsquery(%s, %s) AND {scope} LIMIT %s) capped)"""
-            for _ in missing
-        )
+    keys = [(table.name, table.where, repr(table.params)) for table in tables]
+    known: list[dict] = []
+    for table, key in zip(tables, keys, strict=True):
+        cached = {term: _df_cache[(key, term)] for term in terms if _df_cache.get((key, term), (0, 0, 0))[2] > now}
+        if stats_kb_ids and table.type == "memory":
+            cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now))
+        known.append(cached)
+    counts, params = [], []
+    for index, (table, found) in enumerate(zip(tables, known, strict=True)):
+        for term in terms:
+            if term not in found:
+                # A constant tsquery per word, for the reason fts_ranked gives.
+                counts.append(
+                    f"""SELECT {index}, %s, websearch_to_tsquery(%s, %s)::text, (SELECT count(*) FROM (
+                        SELECT 1 FROM {table.name} WHERE {table.name}.search_vector @@ websearch_to_tsquery(%s, %s)
+                        AND {table.where} LIMIT %s) capped)"""
+                )
+                params += [term, FTS_CONFIG, term, FTS_CONFIG, term, *table.params, DF_CAP]
+    if counts:
         with connection.cursor() as cursor:
-            cursor.execute(
-                counts,
-                [v for term in missing for v in (term, FTS_CONFIG, term, FTS_CONFIG, term, *params, DF_CAP)],
-            )
-            for term, q, df in cursor.fetchall():
-                known[term] = (q, df, now + DF_CACHE_SECONDS)
+            cursor.execute(" UNION ALL ".join(counts), params)
+            for index, term, q, df in cursor.fetchall():
+                known[index][term] = (q, df, now + DF_CACHE_SECONDS)
                 if df >= DF_CACHE_MIN:
-                    _df_cache[(key, term)] = known[term]
+                    _df_cache[(keys[index], term)] = known[index][term]
     if len(_df_cache) > DF_CACHE_SIZE:
         _df_cache.clear()
-    return [(known[term][0], known[term][1]) for term in terms if known[term][0]]
+    return [[(found[term][0], found[term][1]) for term in terms if found[term][0]] for found in known]
 
 
 def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float) -> dict[str, tuple[str, int, float]]:

@@ -115,11 +115,11 @@ def _direct(kbs, tables: tuple[Table, ...], query: str, embedding, query_vector)
     fusion, similarity = Fusion(), {}
     tsquery = text_query(query)
     with transaction.atomic():
+        # Every KB in scope keeps word statistics: read them instead of counting.
+        stats = tuple(kb.pk for kb in kbs) if all(kb.term_stats_memories for kb in kbs) else None
+        ranked = fts_ranked(list(tables), tsquery, CANDIDATES, stats)
         for table in tables:
-            # Every KB in scope keeps word statistics: read them instead of counting.
-            stats = table.type == "memory" and all(kb.term_stats_memories for kb in kbs)
-            ranked = fts_ranked(table, tsquery, CANDIDATES, tuple(kb.pk for kb in kbs) if stats else None)
-            fusion.add([(table.type, pk) for pk in ranked], weight=FTS_WEIGHT, signal="fts")
+            fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=FTS_WEIGHT, signal="fts")
         if embedding is not None:
             query_vector = as_vectors([embedding.result()])[0]
         vector = vector_literal(query_vector)

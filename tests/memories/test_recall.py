@@ -311,3 +311,23 @@ def test_a_memory_dated_in_the_period_the_query_names_ranks_higher(kb):
 def test_query_period(query, period):
     found = recall_service.query_period(query)
     assert (tuple(d.date().isoformat() for d in found) if found else None) == period
+
+
+def test_a_hit_is_written_as_its_serializer_fields_would_write_it(kb):
+    """The API writes a hit directly (for speed) exactly as the serializer's fields would, times with or without
+    a valid time, and a memory's times read back exactly (to the microsecond)."""
+    from rest_framework import serializers
+
+    from memories.api.serializers import HitSerializer
+
+    session = SessionFactory(kb=kb, external_id="chat-1")
+    memory = remember(kb, "Alice adopted a golden retriever puppy.", session=session, valid_from=None)
+    dated = remember(kb, "Alice moved to Porto in November.", valid_from=timezone.now() - timedelta(days=3))
+    embed_all()
+    hits = recall_service.recall(kbs=[kb], query="Alice puppy Porto", k=5)
+    assert {h.id for h in hits} == {memory.pk, dated.pk}
+    for hit in hits:
+        written = HitSerializer(hit).data
+        assert written == serializers.Serializer.to_representation(HitSerializer(), hit)
+        source = Memory.objects.get(pk=hit.id)
+        assert (hit.created_at, hit.valid_from) == (source.created_at, source.valid_from)
