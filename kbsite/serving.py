@@ -161,3 +161,9 @@ class Worker(UvicornWorker):
     """gunicorn's worker for ``kbsite.asgi``: uvloop, and the JSON-speaking protocol above."""
 
     CONFIG_KWARGS = {"loop": "uvloop", "http": "kbsite.serving:JsonErrorsProtocol", "lifespan": "on"}
+
+    def load_wsgi(self):
+        super().load_wsgi()  # the application, and with it Django, is loaded
+        from kbsite.stats import stats_buffered
+
+        stats_buffered()  # a request writes no daily statistics row of its own (kbsite.stats)

@@ -3,24 +3,36 @@ an event's counts to its KB's row of the day. The dashboard reads them instead o
 
 A statistic is never worth a failed request: an upsert that fails is logged and dropped (inside a transaction, in
 a savepoint of its own, so the transaction goes on).
+
+A web process buffers its counts (:func:`stats_buffered`, from its worker's start) and writes them every second
+from a thread of its own: a recall then writes no row and waits for no commit, and the recalls of one KB no longer
+queue on the lock of its row of the day. What a killed process had not written yet (a second's counts) is lost.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
+import threading
+import time
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import date, timedelta
 
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from kbsite.models import DailyStat
+from kbsite.models import DailyStat, KnowledgeBase
 
 logger = logging.getLogger(__name__)
 
 COUNTS = tuple(
     f.name for f in DailyStat._meta.get_fields() if getattr(f, "attname", None) not in ("id", "day", "kb_id")
 )
+
+
+_buffer: defaultdict[tuple[date, int], Counter] | None = None
+_buffer_lock = threading.Lock()
 
 
 def stats_add(kb_ids: int | Iterable[int], **counts: int) -> None:
@@ -32,15 +44,29 @@ def stats_add(kb_ids: int | Iterable[int], **counts: int) -> None:
     ids = [kb_ids] if isinstance(kb_ids, int) else sorted(set(kb_ids))
     if not counts or not ids:
         return
-    table = DailyStat._meta.db_table
-    rows = ", ".join(["(%s, %s" + ", %s" * len(COUNTS) + ")"] * len(ids))
-    params: list = []
     today = timezone.now().date()
-    for kb_id in ids:
-        params += [today, kb_id, *(counts.get(name, 0) for name in COUNTS)]
+    if _buffer is not None:
+        with _buffer_lock:
+            for kb_id in ids:
+                _buffer[(today, kb_id)].update(counts)
+        return
+    _write({(today, kb_id): counts for kb_id in ids})
+
+
+def _write(rows: dict[tuple[date, int], dict[str, int]]) -> None:
+    """Add each (day, KB)'s counts to its row, in one statement."""
+    table = DailyStat._meta.db_table
+    values = ", ".join(["(%s::date, %s::bigint" + ", %s::bigint" * len(COUNTS) + ")"] * len(rows))
+    params: list = []
+    for (day, kb_id), counts in sorted(rows.items()):  # in order: two processes writing never deadlock
+        params += [day, kb_id, *(counts.get(name, 0) for name in COUNTS)]
+    written = sorted({name for counts in rows.values() for name in counts})
+    # A KB deleted since its counts were buffered is left out, not the whole statement.
     sql = (
-        f"INSERT INTO {table} (day, kb_id, {', '.join(COUNTS)}) VALUES {rows} "
-        f"ON CONFLICT (day, kb_id) DO UPDATE SET " + ", ".join(f"{n} = {table}.{n} + EXCLUDED.{n}" for n in counts)
+        f"INSERT INTO {table} (day, kb_id, {', '.join(COUNTS)}) "
+        f"SELECT * FROM (VALUES {values}) AS v (day, kb_id, {', '.join(COUNTS)}) "
+        f"WHERE EXISTS (SELECT 1 FROM {KnowledgeBase._meta.db_table} kb WHERE kb.id = v.kb_id) "
+        f"ON CONFLICT (day, kb_id) DO UPDATE SET " + ", ".join(f"{n} = {table}.{n} + EXCLUDED.{n}" for n in written)
     )
     try:
         if connection.in_atomic_block:
@@ -49,7 +75,42 @@ def stats_add(kb_ids: int | Iterable[int], **counts: int) -> None:
         else:
             _execute(sql, params)
     except DatabaseError:
-        logger.warning("daily statistics not recorded: %s", counts, exc_info=True)
+        logger.warning("daily statistics not recorded: %s", rows, exc_info=True)
+
+
+def stats_buffered(seconds: float = 1.0) -> None:
+    """From now on, this process's counts are kept in memory and written every ``seconds`` (and at exit)."""
+    global _buffer
+    with _buffer_lock:
+        if _buffer is not None:
+            return
+        _buffer = defaultdict(Counter)
+
+    def write_every():
+        while True:
+            time.sleep(seconds)
+            try:
+                stats_flush()
+            finally:
+                connection.close()  # the thread's connection goes back (to the pool) between writes
+
+    threading.Thread(target=write_every, name="daily-stats", daemon=True).start()
+    atexit.register(stats_flush)
+
+
+def stats_flush() -> None:
+    """Write the buffered counts (none without a buffer)."""
+    if _buffer is None:
+        return
+    with _buffer_lock:
+        rows = {key: dict(counts) for key, counts in _buffer.items() if counts}
+        _buffer.clear()
+    if not rows:
+        return
+    try:
+        _write(rows)
+    except Exception:  # the database away for a moment: these counts are lost, the next ones will be written
+        logger.warning("daily statistics not written: %s", rows, exc_info=True)
 
 
 def _execute(sql: str, params: list) -> None:

@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
 from kbsite.models import ApiKey
+from kbsite.selectors import key_active
 
 # last_used_at is informational; write it at most this often per key.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -23,8 +24,7 @@ def bearer_key(header: str) -> str | None:
 def key_authenticate(plain: str) -> ApiKey | None:
     """The active API key ``plain`` is, with its bot (None for an unknown or revoked one); notes its use. Every
     surface a bot reaches (the API, the chat proxy, MCP) authenticates here."""
-    found = ApiKey.objects.active().select_related("bot").filter(hashed_key=ApiKey.hash(plain))
-    key = next(iter(found.order_by()[:1]), None)  # the hash is unique: nothing to sort
+    key = key_active(ApiKey.hash(plain))
     if key is None:
         return None
     now = timezone.now()

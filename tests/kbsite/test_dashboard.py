@@ -19,7 +19,7 @@ from kbsite.stats import stats_add, stats_series
 from knowledge.models import Document
 from memories.ingest import messages_receive, text_receive
 from memories.models import Insight
-from tests.conftest import run_queued_tasks
+from tests.conftest import run_queued_tasks, wait_for
 from tests.factories import BotFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory
 
 
@@ -153,3 +153,36 @@ def test_the_main_lists_make_no_query_per_row(admin_client, db, name, params):
     add_rows(5)
     assert queries(admin_client, reverse(name), params) == one
     assert KnowledgeBase.objects.count() == 6
+
+
+def test_a_web_process_buffers_its_counts_and_writes_them_together(db, monkeypatch):
+    """Buffered (as in a web process), counts wait in memory and are written by one statement: summed per KB and
+    day, a KB deleted in between left out and the others written."""
+    from collections import Counter, defaultdict
+
+    from kbsite import stats
+
+    monkeypatch.setattr(stats, "_buffer", defaultdict(Counter))
+    kept, gone = KnowledgeBaseFactory(), KnowledgeBaseFactory()
+    stats.stats_add(kept.pk, recalls=1)
+    stats.stats_add([kept.pk, gone.pk], recalls=2, turns=3)
+    assert not DailyStat.objects.exists()
+    gone.delete()
+    stats.stats_flush()
+    row = DailyStat.objects.get()
+    assert (row.kb_id, row.recalls, row.turns) == (kept.pk, 3, 3)
+    stats.stats_flush()  # nothing left to write
+    assert DailyStat.objects.get().recalls == 3
+
+
+def test_buffered_counts_are_written_every_second_by_a_thread(transactional_db, monkeypatch):
+    from kbsite import stats
+
+    monkeypatch.setattr(stats, "_buffer", None)
+    kb = KnowledgeBaseFactory()
+    stats.stats_buffered(seconds=0.05)
+    try:
+        stats.stats_add(kb.pk, recalls=4)
+        wait_for(lambda: DailyStat.objects.filter(kb=kb, recalls=4).exists(), 10, "the counts to be written")
+    finally:
+        monkeypatch.setattr(stats, "_buffer", None)  # the thread then has nothing to write
