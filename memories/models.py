@@ -307,8 +307,11 @@ class Memory(models.Model):
             models.Index(
                 fields=["kb"], name="memory_kb_quarantined", condition=Q(quarantined=True, retired_at__isnull=True)
             ),
-            # The admin's default list (live, not quarantined) counted without reading the table.
-            models.Index(fields=["kb"], name="memory_kb_live", condition=Q(quarantined=False, retired_at__isnull=True)),
+            # The admin's default list (live, not quarantined) and a KB's counts by mode, counted without reading the
+            # table.
+            models.Index(
+                fields=["kb", "mode"], name="memory_kb_live", condition=Q(quarantined=False, retired_at__isnull=True)
+            ),
         ]
 
     def __str__(self) -> str:

@@ -31,12 +31,18 @@ def kb_list_with_counts(*, bot: Bot | None = None):
     queryset = KnowledgeBase.objects.select_related("bot")
     if bot is not None:
         queryset = queryset.for_bot(bot)
+    # Live memories are counted per mode, not quarantined (each an index-only scan of memory_kb_live's entries of
+    # that mode), and the quarantined ones apart (few): a KB of a million memories was counted in 1.9 s by heap
+    # scans, one for the live ones and one per mode.
+    in_use = Memory.objects.live().filter(quarantined=False)
+    quarantined = Memory.objects.live().filter(quarantined=True)
+    by_mode = {mode: _count(in_use.filter(mode=mode)) for mode in Mode.values}
     return queryset.annotate(
-        memory_count=_count(Memory.objects.live()),
+        memory_count=sum(by_mode.values(), _count(quarantined)),
         retired_count=_count(Memory.objects.retired()),
-        quarantined_count=_count(Memory.objects.live().filter(quarantined=True)),
-        llm_memory_count=_count(Memory.objects.live().filter(mode=Mode.LLM)),
-        heuristic_memory_count=_count(Memory.objects.live().filter(mode=Mode.HEURISTIC)),
+        quarantined_count=_count(quarantined),
+        llm_memory_count=by_mode[Mode.LLM] + _count(quarantined.filter(mode=Mode.LLM)),
+        heuristic_memory_count=by_mode[Mode.HEURISTIC] + _count(quarantined.filter(mode=Mode.HEURISTIC)),
         insight_count=_count(Insight.objects.filter(retired_at__isnull=True)),
         document_count=_count(Document.objects.present()),
         # Turns past their session's extraction cursor: posted, not yet processed.
