@@ -31,7 +31,7 @@ def test_counts_reflect_memories_insights_and_pending_turns(api, kb):
     MemoryFactory(kb=kb, mode="llm", quarantined=True)
     MemoryFactory(kb=kb, mode="heuristic")
     body = api.get("/api/v1/kbs/notes/").json()
-    assert body["memory_count"] == 5  # live, quarantined ones included (three of them manual)
+    assert body["memory_count"] == 5  # live, quarantined ones included (two of them manual)
     assert body["retired_count"] == 1
     assert body["quarantined_count"] == 2
     assert (body["llm_memory_count"], body["heuristic_memory_count"]) == (2, 1)
