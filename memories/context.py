@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 
-from kbsite.ai import embeddings, llm
+from kbsite.ai import llm
 from kbsite.ai.fulltext import FTS_CONFIG, text_query
 from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
@@ -20,7 +20,7 @@ from kbsite.models import Bot, KnowledgeBase
 from knowledge.search import chunks_search
 from memories.extraction import content_words
 from memories.models import Insight, Memory
-from memories.recall import Hit, recall
+from memories.recall import Hit, query_embedding, recall
 from memories.recall.hits import hit_rows, memory_hit, sources_attach
 
 HEADER = (
@@ -79,8 +79,8 @@ def context_build(
     if not kbs:
         return Context(text="", kbs=[])
     kb_names = {kb.pk: kb.name for kb in kbs}
+    embedding = query_embedding(query)  # on another thread, beside the profile and the full-text search
     profile = profile_facts(kbs, end_user_id, min(settings.PROFILE_CHARS, budget_chars // 2), kb_names)
-    vector = as_vectors([embeddings.embed_query(query)])[0]
     # The profile is taken from the insights' and documents' shares, not the memories': what answers the
     # question comes first (LoCoMo's evidence in the block: 0.744 when the profile shrank the memories' share).
     memory_budget = int(budget_chars * MEMORY_SHARE)
@@ -90,10 +90,11 @@ def context_build(
         kbs=kbs,
         query=query,
         limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
-        query_vector=vector,
+        query_vector=embedding,
         supplements=False,
         end_user_id=end_user_id,
     )
+    vector = as_vectors([embedding.result()])[0]
     in_profile = {h.id for h in profile}
     hits = [h for h in _qualified(hits, query) if not (h.type == "memory" and h.id in in_profile)]
     memories = [h for h in hits if h.type == "memory"]

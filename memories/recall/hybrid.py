@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
 
@@ -58,8 +58,11 @@ def recall(
     ``metadata`` keeps the memories whose metadata holds all its keys and values (and no insight: they carry
     none). ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
     ``budget_chars`` for all: one search for a context block's memories and its insights."""
-    # The query is embedded on another thread while the database does the full-text part.
-    embedding = _embedder().submit(embeddings.embed_query, query) if query_vector is None else None
+    # The query is embedded on another thread while the database does the full-text part (``query_vector`` may be
+    # that embedding under way: query_embedding's).
+    embedding = query_embedding(query) if query_vector is None else None
+    if isinstance(query_vector, Future):
+        embedding, query_vector = query_vector, None
     memory_kinds = tuple(x for x in kinds or [] if x != "insight") or None
     want_memories = not kinds or bool(memory_kinds)
     scope = Scope(
@@ -156,6 +159,11 @@ def _pack(hits: list[Hit], k: int, budget_chars: int | None, limits=None) -> lis
             for hit in _pack([h for h in hits if h.type == type_], type_k, type_budget)
         ]
     return pack(hits, k=k, budget_chars=budget_chars, size=lambda hit: len(hit.text))
+
+
+def query_embedding(query: str) -> Future:
+    """The query's embedding, computed on another thread (pass it to :func:`recall` as ``query_vector``)."""
+    return _embedder().submit(embeddings.embed_query, query)
 
 
 @functools.cache
