@@ -45,7 +45,10 @@ def mode_label() -> str:
     """Human description of the mode, shown to operators."""
     if is_configured():
         return f"LLM mode: {settings.LLM_MODEL} at {settings.LLM_BASE_URL}"
-    return "Offline mode: no LLM configured (heuristic extraction, grouping consolidation, extractive answers)"
+    return (
+        "Offline mode: no LLM configured (heuristic extraction of whole turns, no automatic supersession, grouping "
+        "consolidation, extractive answers)"
+    )
 
 
 @dataclass
