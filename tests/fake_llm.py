@@ -45,6 +45,10 @@ class FakeLLM:
                     return self._json(200, fake._completion("{}", 1, 1))
                 if kind == "status":
                     return self._json(step[1], {"error": {"message": step[2], "type": "fake", "code": "fake_code"}})
+                if self.path.endswith("/responses"):  # the Responses API: the same script, its own shapes
+                    if kind == "stream":
+                        return self._response_stream(step[1], step[2])
+                    return self._json(200, fake._response(step[1], step[2], step[3]))
                 if kind == "raw_status":
                     return self._raw(step[1], step[2])
                 if kind == "message":
@@ -81,6 +85,37 @@ class FakeLLM:
                         time.sleep(delay)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _response_stream(self, pieces, delay):
+                """A response's events: created, one output text delta per piece, ``delay`` seconds apart, then
+                completed with the whole response."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    whole = fake._response("".join(pieces), 10, len(pieces))
+                    events = [
+                        {"type": "response.created", "response": {**whole, "status": "in_progress", "output": []}}
+                    ]
+                    events += [
+                        {
+                            "type": "response.output_text.delta",
+                            "item_id": "msg_fake",
+                            "output_index": 0,
+                            "content_index": 0,
+                            "delta": piece,
+                        }
+                        for piece in pieces
+                    ]
+                    events.append({"type": "response.completed", "response": whole})
+                    for n, event in enumerate(events):
+                        event["sequence_number"] = n
+                        self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                        if event["type"] == "response.output_text.delta":
+                            time.sleep(delay)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -163,6 +198,36 @@ class FakeLLM:
                 "prompt_tokens": tokens_in,
                 "completion_tokens": tokens_out,
                 "total_tokens": tokens_in + tokens_out,
+            },
+        }
+
+    @staticmethod
+    def _response(content: str, tokens_in: int, tokens_out: int) -> dict:
+        """A Responses API response whose output is one assistant message of ``content``."""
+        return {
+            "id": "resp_fake",
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": "fake-model",
+            "output": [
+                {
+                    "type": "message",
+                    "id": "msg_fake",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": content, "annotations": []}],
+                }
+            ],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {
+                "input_tokens": tokens_in,
+                "output_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens_details": {"reasoning_tokens": 0},
             },
         }
 

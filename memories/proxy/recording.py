@@ -16,15 +16,15 @@ from django.utils.dateparse import parse_datetime
 from kbsite import jobs
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 from memories.ingest import SessionOfAnotherUser, messages_receive
-from memories.proxy.requests import ChatRequest, turn
+from memories.proxy.requests import ChatRequest, message_text, turn
 
 
-def chat_record_queue(*, kb: KnowledgeBase, chat: ChatRequest, reply: str, position: int) -> JobRun | None:
-    """Queue the recording of ``chat``'s new user messages and the ``reply`` (at ``position`` in the conversation).
-    Returns the job (None when there is nothing to record)."""
+def chat_record_queue(*, kb: KnowledgeBase, chat: ChatRequest, reply: str) -> JobRun | None:
+    """Queue the recording of ``chat``'s new user messages and the ``reply``. Returns the job (None when there is
+    nothing to record)."""
     turns = list(chat.new_turns)
     if reply.strip():
-        turns.append(turn(chat.session_id, position, "assistant", reply.strip()))
+        turns.append(turn(chat.session_id, chat.reply_position, "assistant", reply.strip(), chat.salt))
     if not turns:
         return None
     now = timezone.now().isoformat()
@@ -70,32 +70,33 @@ def chat_record_retry(job: JobRun) -> JobRun | None:
 
 
 class Transcript:
-    """The assistant's reply, read from a streamed answer's server-sent events as they pass."""
+    """The assistant's reply, read from a streamed chat completion's server-sent events as they pass."""
 
     def __init__(self) -> None:
         self._pending = b""
         self._parts: list[str] = []
-        self.done = False  # the stream's "data: [DONE]" has passed
+        self.done = False  # the stream's end ("data: [DONE]") has passed
 
     def feed(self, chunk: bytes) -> None:
         self._pending += chunk
         *lines, self._pending = self._pending.split(b"\n")
         for line in lines:
-            self._line(line.strip())
+            line = line.strip()
+            if not line.startswith(b"data:"):
+                continue
+            data = line[5:].strip()
+            if data == b"[DONE]":
+                self.done = True
+            elif data:
+                try:
+                    event = json.loads(data)
+                except ValueError:
+                    continue
+                if isinstance(event, dict):
+                    self._event(event)
 
-    def _line(self, line: bytes) -> None:
-        if not line.startswith(b"data:"):
-            return
-        data = line[5:].strip()
-        if data == b"[DONE]":
-            self.done = True
-        if not data or data == b"[DONE]":
-            return
-        try:
-            choices = json.loads(data).get("choices") or []
-        except (ValueError, AttributeError):
-            return
-        for choice in choices:
+    def _event(self, event: dict) -> None:
+        for choice in event.get("choices") or []:
             if isinstance(choice, dict) and choice.get("index", 0) == 0:
                 content = (choice.get("delta") or {}).get("content")
                 if isinstance(content, str):
@@ -106,6 +107,20 @@ class Transcript:
         return "".join(self._parts)
 
 
+class ResponseTranscript(Transcript):
+    """The assistant's reply, read from a streamed response's events (its output text deltas); the stream ends with
+    the response completed, incomplete or failed."""
+
+    ENDS = {"response.completed", "response.incomplete", "response.failed"}
+
+    def _event(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "response.output_text.delta" and isinstance(event.get("delta"), str):
+            self._parts.append(event["delta"])
+        elif kind in self.ENDS:
+            self.done = True
+
+
 def reply_text(body: bytes) -> str:
     """The assistant's reply in a chat completion (its first choice's content), or nothing."""
     try:
@@ -114,3 +129,14 @@ def reply_text(body: bytes) -> str:
     except (ValueError, AttributeError, IndexError, TypeError):
         return ""
     return content if isinstance(content, str) else ""
+
+
+def response_text(body: bytes) -> str:
+    """The assistant's reply in a response: the text of its output messages, or nothing."""
+    try:
+        output = json.loads(body).get("output") or []
+    except (ValueError, AttributeError):
+        return ""
+    if not isinstance(output, list):
+        return ""
+    return "".join(message_text(item) for item in output if isinstance(item, dict) and item.get("type") == "message")

@@ -28,11 +28,13 @@ class ChatRequest:
     kb_name: str | None
     query: str  # the last user message's text: what the memory is recalled for
     new_turns: list[dict] = field(default_factory=list)  # the user messages after the last answer, as turns
+    reply_position: int = 0  # where the reply is in the conversation (its turn's id depends on it)
+    salt: str = ""  # what else a turn's id depends on (a response's previous_response_id)
 
 
 def chat_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
-    """The request read from its JSON body (and the ``X-Session-Id`` header); a :class:`ProxyError` (400) says
-    what is wrong with it."""
+    """A chat completion request read from its JSON body (and the ``X-Session-Id`` header); a :class:`ProxyError`
+    (400) says what is wrong with it."""
     body = _json_object(raw)
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
@@ -40,6 +42,53 @@ def chat_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
     for n, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
             raise ProxyError(400, f"messages[{n}] must be an object with a role ({', '.join(sorted(ROLES))}).")
+    forwarded, user_id, kb_name, session_id = _common(body, session_header)
+    return ChatRequest(
+        body=forwarded,
+        stream=bool(body.get("stream")),
+        user_id=user_id,
+        session_id=session_id,
+        kb_name=kb_name,
+        query=message_text(_last(messages, "user")),
+        new_turns=_new_turns(messages, session_id),
+        reply_position=len(messages),
+    )
+
+
+def responses_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
+    """A Responses API request (``input`` a text or a list of items) read as :func:`chat_request` reads a chat
+    completion. With ``previous_response_id`` the upstream holds the conversation and ``input`` carries only what is
+    new: the turns' ids then depend on it too, so the same words said twice are two turns."""
+    body = _json_object(raw)
+    given = body.get("input")
+    if isinstance(given, str) and given.strip():
+        items = [{"role": "user", "content": given}]
+    elif isinstance(given, list) and given:
+        items = given
+        for n, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise ProxyError(400, f"input[{n}] must be an object (a message or another input item).")
+    else:
+        raise ProxyError(400, "'input' must be a text or a non-empty list of input items.", code="invalid_input")
+    messages = [item for item in items if item.get("role") in ROLES and item.get("type", "message") == "message"]
+    forwarded, user_id, kb_name, session_id = _common(body, session_header)
+    salt = str(body.get("previous_response_id") or "")
+    return ChatRequest(
+        body=forwarded,
+        stream=bool(body.get("stream")),
+        user_id=user_id,
+        session_id=session_id,
+        kb_name=kb_name,
+        query=message_text(_last(messages, "user")),
+        new_turns=_new_turns(messages, session_id, salt),
+        reply_position=len(messages),
+        salt=salt,
+    )
+
+
+def _common(body: dict, session_header: str | None) -> tuple[dict, str | None, str | None, str]:
+    """What both kinds of request carry alike: the body to send on (the model renamed, our metadata out), the end
+    user, the recording KB named and the session."""
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise ProxyError(400, "'model' must name the model to use.", code="invalid_model")
     metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
@@ -54,15 +103,7 @@ def chat_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
         forwarded.pop("metadata")
         if rest:
             forwarded["metadata"] = rest
-    return ChatRequest(
-        body=forwarded,
-        stream=bool(body.get("stream")),
-        user_id=user_id,
-        session_id=session_id,
-        kb_name=kb_name,
-        query=message_text(_last(messages, "user")),
-        new_turns=_new_turns(messages, session_id),
-    )
+    return forwarded, user_id, kb_name, session_id
 
 
 def _json_object(raw: bytes) -> dict:
@@ -96,6 +137,10 @@ def _last(messages: list[dict], role: str) -> dict | None:
     return next((m for m in reversed(messages) if m.get("role") == role), None)
 
 
+# Parts of a message's content that hold its text: a chat completion's, and a response's input and output.
+TEXT_PARTS = {"text", "input_text", "output_text"}
+
+
 def message_text(message: dict | None) -> str:
     """The text of a message: its content, or the text parts of a multi-part content."""
     if not message:
@@ -104,22 +149,23 @@ def message_text(message: dict | None) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") in TEXT_PARTS)
     return ""
 
 
-def _new_turns(messages: list[dict], session_id: str) -> list[dict]:
+def _new_turns(messages: list[dict], session_id: str, salt: str = "") -> list[dict]:
     """The user messages after the last assistant message: what the caller says now (the earlier ones were
     recorded with the answers they got). Each gets an id derived from its session, position and text, so a request
     sent again records nothing twice."""
     answered = max((n for n, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     return [
-        turn(session_id, n, "user", text)
+        turn(session_id, n, "user", text, salt)
         for n, m in enumerate(messages)
         if n > answered and m.get("role") == "user" and (text := message_text(m).strip())
     ]
 
 
-def turn(session_id: str, position: int, role: str, text: str) -> dict:
-    digest = hashlib.sha256(f"{session_id}\x00{position}\x00{role}\x00{text}".encode()).hexdigest()[:32]
+def turn(session_id: str, position: int, role: str, text: str, salt: str = "") -> dict:
+    key = f"{session_id}\x00{position}\x00{role}\x00{text}" + (f"\x00{salt}" if salt else "")
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
     return {"external_id": f"chat-{position}-{digest}", "role": role, "content": text}

@@ -86,23 +86,30 @@ def _upstream_error(status: int, content: bytes) -> ProxyError:
     return ProxyError(status, f"The upstream LLM answered {status}: {text}", kind="upstream_error")
 
 
-async def chat(body: dict) -> Answer:
-    """A chat completion, not streamed: the upstream's whole answer."""
-    model, messages = body["model"], body["messages"]
-    extra = {k: v for k, v in body.items() if k not in ("model", "messages")}
-    call = _client().chat.completions.with_streaming_response.create(model=model, messages=messages, extra_body=extra)
-    async with _raw(call) as response:
+def _call(api: str, body: dict):
+    """The client's raw-response call of ``api`` ("chat": chat completions, "responses": the Responses API) with
+    ``body`` as it is (the client's own parameters are the model and the messages or input; the rest goes as is)."""
+    client = _client()
+    if api == "chat":
+        extra = {k: v for k, v in body.items() if k not in ("model", "messages")}
+        return client.chat.completions.with_streaming_response.create(
+            model=body["model"], messages=body["messages"], extra_body=extra
+        )
+    extra = {k: v for k, v in body.items() if k not in ("model", "input")}
+    return client.responses.with_streaming_response.create(model=body["model"], input=body["input"], extra_body=extra)
+
+
+async def chat(body: dict, api: str = "chat") -> Answer:
+    """A chat completion (or a response), not streamed: the upstream's whole answer."""
+    async with _raw(_call(api, body)) as response:
         content = await response.read()
         return Answer(response.status_code, response.headers.get("content-type", "application/json"), body=content)
 
 
 @asynccontextmanager
-async def chat_stream(body: dict):
-    """A streamed chat completion: the answer with its chunks, read as the upstream sends them."""
-    model, messages = body["model"], body["messages"]
-    extra = {k: v for k, v in body.items() if k not in ("model", "messages")}
-    call = _client().chat.completions.with_streaming_response.create(model=model, messages=messages, extra_body=extra)
-    async with _raw(call) as response:
+async def chat_stream(body: dict, api: str = "chat"):
+    """A streamed chat completion (or response): the answer with its chunks, read as the upstream sends them."""
+    async with _raw(_call(api, body)) as response:
         yield Answer(
             response.status_code,
             response.headers.get("content-type", "text/event-stream"),

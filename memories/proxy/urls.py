@@ -6,5 +6,6 @@ from memories.proxy import views
 
 urlpatterns = [
     path("chat/completions", views.chat_completions, name="proxy-chat-completions"),
+    path("responses", views.responses, name="proxy-responses"),
     path("models", views.models, name="proxy-models"),
 ]

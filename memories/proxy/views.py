@@ -1,4 +1,5 @@
-"""The chat proxy's endpoints: ``POST /openai/v1/chat/completions`` and ``GET /openai/v1/models``.
+"""The chat proxy's endpoints: ``POST /openai/v1/chat/completions``, ``POST /openai/v1/responses`` and
+``GET /openai/v1/models``.
 
 Async views: a stream waits on the upstream without holding a thread, so open streams do not starve the rest of the
 API. The database and the embedding model are reached in a thread (``in_thread``), whose connection goes back to the
@@ -22,8 +23,14 @@ from kbsite.models import Bot, EndUser, KnowledgeBase
 from memories.context import context_build
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
-from memories.proxy.recording import Transcript, chat_record_queue, reply_text
-from memories.proxy.requests import ChatRequest, chat_request
+from memories.proxy.recording import (
+    ResponseTranscript,
+    Transcript,
+    chat_record_queue,
+    reply_text,
+    response_text,
+)
+from memories.proxy.requests import ChatRequest, chat_request, responses_request
 
 logger = logging.getLogger(__name__)
 
@@ -33,24 +40,44 @@ async def chat_completions(request):
     """An OpenAI chat completion with the caller's memory: the context block for the last user message is added
     after the caller's system messages, the request goes to the upstream, its answer comes back as it was, and the
     new turns are recorded for ingest once the answer is complete."""
+    return await _relay(request, "chat")
+
+
+@csrf_exempt
+async def responses(request):
+    """An OpenAI Responses API request with the caller's memory: the context block for the last user message goes
+    after the caller's ``instructions``; the rest as for a chat completion."""
+    return await _relay(request, "responses")
+
+
+async def _relay(request, api: str):
     if request.method != "POST":
-        return error_response(405, "Use POST for chat completions.", code="method_not_allowed")
+        what = "chat completions" if api == "chat" else "responses"
+        return error_response(405, f"Use POST for {what}.", code="method_not_allowed")
+    read, reply_of, transcript = RELAYED[api]
     try:
         bot = await _bot(request)
-        chat = chat_request(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"))
+        chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"))
         kb = await in_thread(_recording_kb, bot, chat.kb_name)
-        body, note = await in_thread(_with_memory, bot, chat)
+        body, note = await in_thread(_with_memory, bot, chat, api)
         if chat.stream:
-            response = await _streamed(kb, chat, body)
+            response = await _streamed(kb, chat, body, api, transcript())
         else:
-            answer = await upstream.chat(body)
+            answer = await upstream.chat(body, api)
             response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
             # Recorded once the answer is sent: Django closes a response (in a thread) after its last byte.
-            response._resource_closers.append(lambda: _record(kb, chat, reply_text(answer.body)))
+            response._resource_closers.append(lambda: _record(kb, chat, reply_of(answer.body)))
     except ProxyError as exc:
         return exc.response()
     response["X-Kbsite-Memory"] = note or "none"
     return response
+
+
+# Per API: how its request is read, how the reply is read from its answer, and from its stream.
+RELAYED = {
+    "chat": (chat_request, reply_text, Transcript),
+    "responses": (responses_request, response_text, ResponseTranscript),
+}
 
 
 async def models(request):
@@ -93,10 +120,10 @@ def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
     return kb
 
 
-def _with_memory(bot: Bot, chat: ChatRequest) -> tuple[dict, str]:
-    """The body with the memory context block as a system message after the caller's own system messages, and
-    what was added ("" for nothing). Memory that cannot be read (the embedding endpoint down) leaves the request
-    as it came: the chat goes on without it."""
+def _with_memory(bot: Bot, chat: ChatRequest, api: str = "chat") -> tuple[dict, str]:
+    """The body with the memory context block, and what was added ("" for nothing): for a chat completion, a system
+    message after the caller's own system messages; for a response, after the caller's ``instructions``. Memory
+    that cannot be read (the embedding endpoint down) leaves the request as it came: the chat goes on without it."""
     if not chat.query.strip() or not settings.PROXY_CONTEXT_CHARS:
         return chat.body, ""
     user = EndUser.objects.named(bot, chat.user_id)
@@ -113,10 +140,17 @@ def _with_memory(bot: Bot, chat: ChatRequest) -> tuple[dict, str]:
         return chat.body, ""
     if not block.text:
         return chat.body, ""
-    messages = chat.body["messages"]
-    after = next((n for n, m in enumerate(messages) if m.get("role") not in ("system", "developer")), len(messages))
-    added = {"role": "system", "content": block.text}
-    body = {**chat.body, "messages": [*messages[:after], added, *messages[after:]]}
+    if api == "responses":
+        instructions = chat.body.get("instructions")
+        added = f"{instructions}\n\n{block.text}" if isinstance(instructions, str) and instructions else block.text
+        body = {**chat.body, "instructions": added}
+    else:
+        messages = chat.body["messages"]
+        after = next((n for n, m in enumerate(messages) if m.get("role") not in ("system", "developer")), len(messages))
+        body = {
+            **chat.body,
+            "messages": [*messages[:after], {"role": "system", "content": block.text}, *messages[after:]],
+        }
     return body, f"{len(block.memories)} memories, {len(block.insights)} insights, {len(block.documents)} documents"
 
 
@@ -124,17 +158,17 @@ def _record(kb: KnowledgeBase, chat: ChatRequest, reply: str) -> None:
     """Queue the recording of the request's new turns and the reply. Django ignores what a response's closer
     raises: a failure to queue (the database gone) is logged here as the error it is."""
     try:
-        chat_record_queue(kb=kb, chat=chat, reply=reply, position=len(chat.body["messages"]))
+        chat_record_queue(kb=kb, chat=chat, reply=reply)
     except Exception:
         logger.exception("chat proxy: could not queue the recording of session %s", chat.session_id)
         raise
 
 
-async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict) -> StreamingHttpResponse:
+async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict, api: str, transcript) -> StreamingHttpResponse:
     """The upstream's stream, chunk by chunk as it arrives; the turns are recorded once it has ended."""
     stack = AsyncExitStack()
-    answer = await stack.enter_async_context(upstream.chat_stream(body))  # an error before the first byte: raised
-    transcript = Transcript()
+    # An error before the first byte: raised.
+    answer = await stack.enter_async_context(upstream.chat_stream(body, api))
 
     recorded = False
 

@@ -22,7 +22,9 @@ def recordings_run(count: int = 1) -> None:
     """Run the queued jobs once the proxy has queued ``count`` recordings in all: it queues one just after its
     answer has gone out, so the client may see the answer first."""
     wait_for(lambda: JobRun.objects.filter(kind="record_chat").count() >= count, 10, "the recordings to be queued")
-    run_queued_tasks()
+    # A run's task is queued just after the run is stored (on its commit): run what is queued until each has run.
+    queued = JobRun.objects.filter(kind="record_chat", status="queued")
+    wait_for(lambda: run_queued_tasks() >= 0 and not queued.exists(), 10, "the recordings to run")
 
 
 @pytest.fixture
@@ -130,9 +132,8 @@ def test_a_stream_comes_back_chunk_by_chunk_and_is_recorded(client, two_users, f
     assert first_at < total - 0.5, (first_at, total)  # the first chunk came long before the last
     assert "Alice is allergic" in fake_llm.requests[-1]["messages"][0]["content"]
     # The client stops reading at [DONE]; the recording is queued as the stream closes, just after.
-    wait_for(lambda: JobRun.objects.filter(kind="record_chat").exists(), 10, "the stream's turns to be queued")
     fake_llm.reply_json(NO_FACTS)
-    run_queued_tasks()
+    recordings_run(1)
     answer = Message.objects.get(session__external_id="chat:alice", role="assistant")
     assert answer.content == "Mushroom risotto is safe." and answer.session.end_user.external_id == "alice"
 
@@ -242,4 +243,87 @@ def test_erasing_a_user_removes_their_recordings_waiting_in_jobs(client, asgi_ap
     recordings_run(1)
     assert JobRun.objects.get(kind="record_chat", status="failed").detail["turns"]
     assert asgi_api.delete("/api/v1/users/alice/").status_code == 200
+    assert not JobRun.objects.filter(kind="record_chat").exists()
+
+
+# --- The Responses API (POST /openai/v1/responses) ---
+
+
+def test_a_response_gets_the_memory_after_its_instructions_and_is_recorded(client, two_users, fake_llm):
+    fake_llm.reply_raw("Try a mushroom risotto: no shellfish in it.")
+    response = client.responses.create(
+        model="gpt-test",
+        instructions="You are a cooking assistant.",
+        input="What shellfish dish should I cook tonight?",
+        user="alice",
+        metadata={"session_id": "kitchen-2", "purpose": "demo"},
+    )
+    assert response.output_text == "Try a mushroom risotto: no shellfish in it."
+    sent = fake_llm.requests[-1]
+    assert sent["model"] == "fake-model" and sent["input"] == "What shellfish dish should I cook tonight?"
+    assert sent["metadata"] == {"purpose": "demo"}  # ours taken out, theirs kept
+    instructions = sent["instructions"]
+    assert instructions.startswith("You are a cooking assistant.\n\n")
+    assert "Alice is allergic to shellfish." in instructions and "Bob" not in instructions
+
+    fake_llm.reply_json({"add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event"}], "supersede": []})
+    recordings_run(1)
+    turns = list(Message.objects.filter(session__external_id="kitchen-2").order_by("id").values_list("role", "content"))
+    assert turns == [
+        ("user", "What shellfish dish should I cook tonight?"),
+        ("assistant", "Try a mushroom risotto: no shellfish in it."),
+    ]
+    assert Memory.objects.get(text="Alice wants to cook dinner tonight.").end_user.external_id == "alice"
+
+
+def test_a_streamed_response_comes_back_event_by_event_and_is_recorded(client, two_users, fake_llm):
+    pieces = ["Mushroom ", "risotto ", "is ", "safe."]
+    fake_llm.reply_stream(pieces, delay=0.3)
+    started = time.monotonic()
+    stream = client.responses.create(
+        model="fake-model",
+        input=[{"role": "user", "content": [{"type": "input_text", "text": "Any shellfish recipe for me?"}]}],
+        user="alice",
+        stream=True,
+    )
+    deltas, first_at, completed = [], None, None
+    for event in stream:
+        if event.type == "response.output_text.delta":
+            first_at = first_at or time.monotonic() - started
+            deltas.append(event.delta)
+        elif event.type == "response.completed":
+            completed = event.response
+    assert deltas == pieces and completed.output_text == "Mushroom risotto is safe."
+    assert first_at < time.monotonic() - started - 0.5  # the first delta came long before the end
+    assert "Alice is allergic" in fake_llm.requests[-1]["instructions"]
+    fake_llm.reply_json(NO_FACTS)
+    recordings_run(1)
+    answer = Message.objects.get(session__external_id="chat:alice", role="assistant")
+    assert answer.content == "Mushroom risotto is safe." and answer.session.end_user.external_id == "alice"
+
+
+def test_a_conversation_held_by_the_upstream_records_every_turn(client, recording_kb, fake_llm):
+    """With previous_response_id the input carries only what is new: the same words said in two requests are two
+    turns, and a request sent again is still recorded once."""
+    for previous in (None, "resp_1", "resp_2", "resp_2"):
+        fake_llm.reply_raw("Noted.")
+        extra = {"previous_response_id": previous} if previous else {}
+        client.responses.create(model="fake-model", input="ok", user="carol", **extra)
+    fake_llm.reply_json(NO_FACTS)
+    recordings_run(4)
+    turns = Message.objects.filter(session__external_id="chat:carol")
+    assert turns.filter(role="user").count() == 3 and turns.filter(role="assistant").count() == 3
+
+
+def test_responses_errors_come_back_as_the_clients_own_exceptions(client, recording_kb, fake_llm):
+    fake_llm.reply_status(429, "slow down")
+    with pytest.raises(openai.RateLimitError) as raised:
+        client.responses.create(model="fake-model", input="Hello there")
+    assert "slow down" in raised.value.message
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model="fake-model", input=[])
+    assert "'input'" in raised.value.message
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model="fake-model", input="Hi", user="a b")
+    assert "user_id" in raised.value.message
     assert not JobRun.objects.filter(kind="record_chat").exists()
