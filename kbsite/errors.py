@@ -1,13 +1,14 @@
 """Django's error pages for what no view answered (an unknown URL, a bad Host header, a crash): JSON under /api/
-(OpenAI's error shape under the chat proxy's /openai/), the usual pages elsewhere (the admin)."""
+(OpenAI's or Anthropic's error shape under the chat proxy's /openai/ and /anthropic/), the usual pages elsewhere
+(the admin)."""
 
 from __future__ import annotations
 
 from django.views import defaults
 
-from kbsite.middleware import API_PREFIX, PROXY_PREFIX, error_json
+from kbsite.middleware import API_PREFIX, PROXY_PREFIXES, error_json
 
-JSON_PREFIXES = (API_PREFIX, PROXY_PREFIX)
+JSON_PREFIXES = (API_PREFIX, *PROXY_PREFIXES)
 
 
 def bad_request(request, exception=None):

@@ -12,15 +12,21 @@ from whitenoise.middleware import WhiteNoiseMiddleware
 
 from kbsite.text import UnstorableText, text_check
 
-API_PREFIX, PROXY_PREFIX = "/api/", "/openai/"
+API_PREFIX, PROXY_PREFIX, ANTHROPIC_PREFIX = "/api/", "/openai/", "/anthropic/"
+# The chat proxy's paths: async views, served by Django's ASGI handler (kbsite.asgi).
+PROXY_PREFIXES = (PROXY_PREFIX, ANTHROPIC_PREFIX)
 
 
 def error_json(request, status: int, message: str):
-    """An error in the shape the caller's client expects: OpenAI's under the proxy, ``{"detail"}`` elsewhere."""
+    """An error in the shape the caller's client expects: OpenAI's or Anthropic's under the chat proxy,
+    ``{"detail"}`` elsewhere."""
     if request.path.startswith(PROXY_PREFIX):
         return JsonResponse(
             {"error": {"message": message, "type": "invalid_request_error", "param": None}}, status=status
         )
+    if request.path.startswith(ANTHROPIC_PREFIX):
+        kind = {404: "not_found_error", 413: "request_too_large"}.get(status, "invalid_request_error")
+        return JsonResponse({"type": "error", "error": {"type": kind, "message": message}}, status=status)
     return JsonResponse({"detail": message}, status=status)
 
 
@@ -45,7 +51,7 @@ class RequestGuardMiddleware:
         return self._refused(request) or await self.get_response(request)
 
     def _refused(self, request):
-        json = request.path.startswith((API_PREFIX, PROXY_PREFIX))
+        json = request.path.startswith((API_PREFIX, *PROXY_PREFIXES))
         try:
             text_check({"path": request.path, "query": {key: request.GET.getlist(key) for key in request.GET}})
         except UnstorableText as exc:
@@ -56,7 +62,9 @@ class RequestGuardMiddleware:
     def _body_size_checked(self, request):
         content_type = request.META.get("CONTENT_TYPE", "")
         # Uploads, imports and chat requests (long conversations, images) may be larger than a JSON call.
-        large = content_type.startswith(("multipart/", "application/x-ndjson")) or request.path.startswith(PROXY_PREFIX)
+        large = content_type.startswith(("multipart/", "application/x-ndjson")) or request.path.startswith(
+            PROXY_PREFIXES
+        )
         limit = settings.MAX_UPLOAD_BYTES if large else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)

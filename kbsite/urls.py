@@ -1,5 +1,5 @@
-"""Root URL configuration: admin, API v1, the OpenAI-compatible chat proxy, schema and docs, and the error pages
-(JSON under /api/ and /openai/)."""
+"""Root URL configuration: admin, API v1, the chat proxy (OpenAI's APIs, and Anthropic's), schema and docs, and the
+error pages (JSON under /api/, /openai/ and /anthropic/)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -7,6 +7,7 @@ from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from kbsite import views
+from memories.proxy import urls as proxy_urls
 
 api_v1 = [
     path("", include("kbsite.api.urls")),
@@ -20,6 +21,7 @@ urlpatterns = [
     path("api/health/", views.health, name="health"),
     path("api/v1/", include(api_v1)),
     path("openai/v1/", include("memories.proxy.urls")),
+    path("anthropic/v1/", include(proxy_urls.anthropic)),
     path("api/schema/", SpectacularAPIView.as_view(authentication_classes=[], permission_classes=[]), name="schema"),
     path(
         "api/docs/",

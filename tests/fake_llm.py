@@ -40,6 +40,8 @@ class FakeLLM:
                     fake.requests.append(body)
                     step = fake.script.popleft() if fake.script else ("status", 500, "script exhausted")
                 kind = step[0]
+                if self.path.endswith("/messages"):  # Anthropic's Messages API: the same script, its shapes
+                    return self._anthropic(step)
                 if kind == "sleep":
                     time.sleep(step[1])
                     return self._json(200, fake._completion("{}", 1, 1))
@@ -85,6 +87,49 @@ class FakeLLM:
                         time.sleep(delay)
                     self.wfile.write(b"data: [DONE]\n\n")
                     self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _anthropic(self, step):
+                kind = step[0]
+                if kind == "sleep":
+                    time.sleep(step[1])
+                    return self._json(200, fake._message("{}"))
+                if kind == "status":
+                    error_type = {429: "rate_limit_error", 400: "invalid_request_error"}.get(step[1], "api_error")
+                    return self._json(step[1], {"type": "error", "error": {"type": error_type, "message": step[2]}})
+                if kind == "stream":
+                    return self._message_stream(step[1], step[2])
+                return self._json(200, fake._message(step[1]))
+
+            def _message_stream(self, pieces, delay):
+                """A message's events: message_start, a text block of one delta per piece (``delay`` seconds
+                apart), message_delta and message_stop."""
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    start = {**fake._message(""), "content": [], "stop_reason": None}
+                    events = [
+                        {"type": "message_start", "message": start},
+                        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                        *(
+                            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}}
+                            for p in pieces
+                        ),
+                        {"type": "content_block_stop", "index": 0},
+                        {
+                            "type": "message_delta",
+                            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                            "usage": {"output_tokens": len(pieces)},
+                        },
+                        {"type": "message_stop"},
+                    ]
+                    for event in events:
+                        self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+                        self.wfile.flush()
+                        if event["type"] == "content_block_delta":
+                            time.sleep(delay)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
@@ -138,6 +183,11 @@ class FakeLLM:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    @property
+    def anthropic_url(self) -> str:
+        """The base URL an Anthropic client is given (it adds /v1/messages)."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
 
     def close(self) -> None:
         self.server.shutdown()
@@ -199,6 +249,20 @@ class FakeLLM:
                 "completion_tokens": tokens_out,
                 "total_tokens": tokens_in + tokens_out,
             },
+        }
+
+    @staticmethod
+    def _message(content: str) -> dict:
+        """An Anthropic message whose content is one text block of ``content``."""
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": "fake-model",
+            "content": [{"type": "text", "text": content}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
         }
 
     @staticmethod

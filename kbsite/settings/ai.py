@@ -43,3 +43,7 @@ if len(PROXY_MODELS) != len(env_list("PROXY_MODELS")):
     raise ImproperlyConfigured("PROXY_MODELS must be comma-separated pairs asked=sent, e.g. gpt-4o=llama3.1:70b")
 PROXY_CONTEXT_CHARS = env_int("PROXY_CONTEXT_CHARS", 4000, minimum=0)
 PROXY_TIMEOUT_SECONDS = env_float("PROXY_TIMEOUT_SECONDS", 120.0)
+# The Anthropic relay (/anthropic/v1/messages): its upstream speaks Anthropic's Messages API (Anthropic's own,
+# https://api.anthropic.com, or a local server that does); empty: the relay answers 503.
+ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL")
+ANTHROPIC_API_KEY = env_str("ANTHROPIC_API_KEY")

@@ -131,6 +131,27 @@ def reply_text(body: bytes) -> str:
     return content if isinstance(content, str) else ""
 
 
+class MessageTranscript(Transcript):
+    """The assistant's reply, read from a streamed Anthropic message's events (its text deltas); the stream ends with
+    message_stop."""
+
+    def _event(self, event: dict) -> None:
+        kind = event.get("type")
+        delta = event.get("delta") or {}
+        if kind == "content_block_delta" and delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+            self._parts.append(delta["text"])
+        elif kind == "message_stop":
+            self.done = True
+
+
+def message_reply_text(body: bytes) -> str:
+    """The assistant's reply in an Anthropic message: the text of its content blocks, or nothing."""
+    try:
+        return message_text(json.loads(body))
+    except (ValueError, AttributeError):
+        return ""
+
+
 def response_text(body: bytes) -> str:
     """The assistant's reply in a response: the text of its output messages, or nothing."""
     try:

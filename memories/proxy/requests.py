@@ -86,6 +86,36 @@ def responses_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
     )
 
 
+def messages_request(raw: bytes, *, session_header: str | None) -> ChatRequest:
+    """An Anthropic Messages API request read as :func:`chat_request` reads a chat completion. The end user is
+    ``metadata.user_id`` (Anthropic's own field, sent on to the upstream); ``metadata.session_id`` and
+    ``metadata.kb`` are ours, taken out."""
+    body = _json_object(raw)
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ProxyError(400, "'messages' must be a non-empty list of messages.", code="invalid_messages")
+    for n, message in enumerate(messages):
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            raise ProxyError(400, f"messages[{n}] must be an object with a role (user or assistant).")
+    tokens = body.get("max_tokens")
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
+        raise ProxyError(400, "'max_tokens' must be a positive integer.", code="invalid_max_tokens")
+    forwarded, user_id, kb_name, session_id = _common(body, session_header)
+    if user_id:
+        forwarded["metadata"] = {**forwarded.get("metadata", {}), "user_id": user_id}
+    said = [m for m in messages if m["role"] != "user" or message_text(m).strip()]  # a tool result says nothing
+    return ChatRequest(
+        body=forwarded,
+        stream=bool(body.get("stream")),
+        user_id=user_id,
+        session_id=session_id,
+        kb_name=kb_name,
+        query=message_text(_last(said, "user")),
+        new_turns=_new_turns(messages, session_id),
+        reply_position=len(messages),
+    )
+
+
 def _common(body: dict, session_header: str | None) -> tuple[dict, str | None, str | None, str]:
     """What both kinds of request carry alike: the body to send on (the model renamed, our metadata out), the end
     user, the recording KB named and the session."""

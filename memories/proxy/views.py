@@ -1,5 +1,5 @@
-"""The chat proxy's endpoints: ``POST /openai/v1/chat/completions``, ``POST /openai/v1/responses`` and
-``GET /openai/v1/models``.
+"""The chat proxy's endpoints: ``POST /openai/v1/chat/completions``, ``POST /openai/v1/responses``,
+``GET /openai/v1/models``, and Anthropic's ``POST /anthropic/v1/messages``.
 
 Async views: a stream waits on the upstream without holding a thread, so open streams do not starve the rest of the
 API. The database and the embedding model are reached in a thread (``in_thread``), whose connection goes back to the
@@ -24,13 +24,15 @@ from memories.context import context_build
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
 from memories.proxy.recording import (
+    MessageTranscript,
     ResponseTranscript,
     Transcript,
     chat_record_queue,
+    message_reply_text,
     reply_text,
     response_text,
 )
-from memories.proxy.requests import ChatRequest, chat_request, responses_request
+from memories.proxy.requests import ChatRequest, chat_request, messages_request, responses_request
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +46,14 @@ async def chat_completions(request):
 
 
 @csrf_exempt
+async def messages(request):
+    """An Anthropic Messages API request with the caller's memory: the context block for the last user message goes
+    after the caller's ``system``; the request goes to the Anthropic upstream (ANTHROPIC_BASE_URL); the rest as for
+    a chat completion."""
+    return await _relay(request, "messages")
+
+
+@csrf_exempt
 async def responses(request):
     """An OpenAI Responses API request with the caller's memory: the context block for the last user message goes
     after the caller's ``instructions``; the rest as for a chat completion."""
@@ -52,23 +62,25 @@ async def responses(request):
 
 async def _relay(request, api: str):
     if request.method != "POST":
-        what = "chat completions" if api == "chat" else "responses"
-        return error_response(405, f"Use POST for {what}.", code="method_not_allowed")
+        what = {"chat": "chat completions", "responses": "responses", "messages": "messages"}[api]
+        return error_response(405, f"Use POST for {what}.", code="method_not_allowed", api=api)
     read, reply_of, transcript = RELAYED[api]
+    # Anthropic's version and features, as the caller asked for them.
+    headers = {k: v for k, v in request.headers.items() if k.lower() in ("anthropic-version", "anthropic-beta")}
     try:
         bot = await _bot(request)
         chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"))
         kb = await in_thread(_recording_kb, bot, chat.kb_name)
         body, note = await in_thread(_with_memory, bot, chat, api)
         if chat.stream:
-            response = await _streamed(kb, chat, body, api, transcript())
+            response = await _streamed(kb, chat, body, api, transcript(), headers)
         else:
-            answer = await upstream.chat(body, api)
+            answer = await upstream.chat(body, api, headers)
             response = HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
             # Recorded once the answer is sent: Django closes a response (in a thread) after its last byte.
             response._resource_closers.append(lambda: _record(kb, chat, reply_of(answer.body)))
     except ProxyError as exc:
-        return exc.response()
+        return exc.response(api)
     response["X-Kbsite-Memory"] = note or "none"
     return response
 
@@ -77,6 +89,7 @@ async def _relay(request, api: str):
 RELAYED = {
     "chat": (chat_request, reply_text, Transcript),
     "responses": (responses_request, response_text, ResponseTranscript),
+    "messages": (messages_request, message_reply_text, MessageTranscript),
 }
 
 
@@ -93,7 +106,8 @@ async def models(request):
 
 
 async def _bot(request) -> Bot:
-    plain = bearer_key(request.headers.get("Authorization", ""))
+    # OpenAI's clients send the key as a bearer token, Anthropic's as x-api-key.
+    plain = bearer_key(request.headers.get("Authorization", "")) or request.headers.get("x-api-key", "").strip()
     key = await in_thread(key_authenticate, plain) if plain else None
     if key is None:
         raise ProxyError(
@@ -140,7 +154,14 @@ def _with_memory(bot: Bot, chat: ChatRequest, api: str = "chat") -> tuple[dict, 
         return chat.body, ""
     if not block.text:
         return chat.body, ""
-    if api == "responses":
+    if api == "messages":
+        system = chat.body.get("system")
+        if isinstance(system, list):
+            added = [*system, {"type": "text", "text": block.text}]
+        else:
+            added = f"{system}\n\n{block.text}" if isinstance(system, str) and system else block.text
+        body = {**chat.body, "system": added}
+    elif api == "responses":
         instructions = chat.body.get("instructions")
         added = f"{instructions}\n\n{block.text}" if isinstance(instructions, str) and instructions else block.text
         body = {**chat.body, "instructions": added}
@@ -164,11 +185,13 @@ def _record(kb: KnowledgeBase, chat: ChatRequest, reply: str) -> None:
         raise
 
 
-async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict, api: str, transcript) -> StreamingHttpResponse:
+async def _streamed(
+    kb: KnowledgeBase, chat: ChatRequest, body: dict, api: str, transcript, headers: dict
+) -> StreamingHttpResponse:
     """The upstream's stream, chunk by chunk as it arrives; the turns are recorded once it has ended."""
     stack = AsyncExitStack()
     # An error before the first byte: raised.
-    answer = await stack.enter_async_context(upstream.chat_stream(body, api))
+    answer = await stack.enter_async_context(upstream.chat_stream(body, api, headers))
 
     recorded = False
 
@@ -189,8 +212,13 @@ async def _streamed(kb: KnowledgeBase, chat: ChatRequest, body: dict, api: str, 
                 yield chunk
         except Exception as exc:  # the status is sent already: the stream says what happened, then ends
             logger.warning("chat proxy: the upstream stream broke off: %s", exc)
-            error = {"error": {"message": f"The upstream stream broke off: {exc}", "type": "upstream_error"}}
-            yield f"data: {json.dumps(error)}\n\n".encode()
+            message = f"The upstream stream broke off: {exc}"
+            if api == "messages":  # Anthropic's error event
+                error = {"type": "error", "error": {"type": "api_error", "message": message}}
+                yield f"event: error\ndata: {json.dumps(error)}\n\n".encode()
+            else:
+                error = {"error": {"message": message, "type": "upstream_error"}}
+                yield f"data: {json.dumps(error)}\n\n".encode()
         finally:
             await stack.aclose()
             # A stream without [DONE], or cut off by its client (with the reply so far).

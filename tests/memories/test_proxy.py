@@ -10,10 +10,9 @@ import time
 import openai
 import pytest
 
-from kbsite.models import EndUser, JobRun, KnowledgeBase
+from kbsite.models import JobRun, KnowledgeBase
 from memories.models import Memory, Message, Session
 from tests.conftest import run_queued_tasks, wait_for
-from tests.factories import MemoryFactory
 
 NO_FACTS = {"add": [], "supersede": [], "edges": []}
 
@@ -28,30 +27,11 @@ def recordings_run(count: int = 1) -> None:
 
 
 @pytest.fixture
-def recording_kb(kb):
-    KnowledgeBase.objects.filter(pk=kb.pk).update(records_chat=True)
-    return kb
-
-
-@pytest.fixture
 def client(asgi_server, bot, fake_llm, settings) -> openai.OpenAI:
     """The official client, as a bot would configure it: base_url and its kbsite key."""
     settings.PROXY_MODELS = {"gpt-test": "fake-model"}
     _, key = bot.issue_key()
     return openai.OpenAI(base_url=f"{asgi_server.url}/openai/v1", api_key=key, max_retries=0, timeout=20)
-
-
-@pytest.fixture
-def two_users(recording_kb):
-    alice = EndUser.objects.seen(recording_kb.bot, "alice")
-    bob = EndUser.objects.seen(recording_kb.bot, "bob")
-    MemoryFactory(kb=recording_kb, end_user=alice, text="Alice is allergic to shellfish.")
-    MemoryFactory(kb=recording_kb, end_user=bob, text="Bob loves shellfish and cooks mussels weekly.")
-    MemoryFactory(kb=recording_kb, text="The office canteen serves fish on Fridays.")
-    from memories.services import memories_embed_missing
-
-    memories_embed_missing()
-    return alice, bob
 
 
 def test_the_memory_goes_in_and_the_turns_come_back_as_memories(client, two_users, fake_llm):
