@@ -34,8 +34,8 @@ TRIVIAL = frozenset(
 )
 # Words that make even a short turn worth keeping: the speaker says something about themselves.
 DURABLE = re.compile(
-    r"\b(i|we)\s+(?:\w+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|enjoy|use|want|need|own|"
-    r"moved|started|finished|bought|adopted|got|went|visited|play|joined|quit|married)\b|"
+    r"\b(i|we)\s+(?:[\w']+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|dislike|enjoy|use|want|"
+    r"need|own|moved|started|stopped|finished|bought|adopted|got|went|visited|play|joined|quit|married)\b|"
     r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b",
     re.I,
 )

@@ -46,8 +46,8 @@ def mode_label() -> str:
     if is_configured():
         return f"LLM mode: {settings.LLM_MODEL} at {settings.LLM_BASE_URL}"
     return (
-        "Offline mode: no LLM configured (heuristic extraction of whole turns, no automatic supersession, grouping "
-        "consolidation, extractive answers)"
+        "Offline mode: no LLM configured (heuristic extraction of whole turns, supersession only of restated "
+        "attributes such as where one lives, grouping consolidation, extractive answers)"
     )
 
 

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Value
-from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from kbsite import locks
@@ -21,10 +19,11 @@ from kbsite.ai import embeddings
 from kbsite.ai.defence import Screening, screen_many
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.locks import Lock
-from kbsite.models import JobRun, KnowledgeBase
+from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import bulk
 from memories.extraction import Extraction, Fact
-from memories.models import Edge, Entity, Memory, Session, retirement_follow, text_hash
+from memories.ingest import supersession
+from memories.models import Edge, Entity, Memory, Session, text_hash
 
 
 @dataclass
@@ -86,7 +85,9 @@ def facts_apply(
         )
         bulk.memories_insert([memory for memory, _, _ in new])
         _sources_link(new, repeated)
-        job.facts_superseded += _superseded_retire(kb, end_user_id, new, now)
+        job.facts_superseded += supersession.named_retire(kb, end_user_id, [(m, old) for m, _, old in new], now)
+        if extraction.mode == Mode.HEURISTIC:
+            job.facts_superseded += supersession.restated_retire(kb, end_user_id, [m for m, _, _ in new], now)
         job.facts_added += len(new)
         job.facts_quarantined += sum(1 for memory, _, _ in new if memory.quarantined)
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)
@@ -131,6 +132,8 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_m
     live = Memory.objects.live().owned_by(owner).filter(kb=kb, content_hash__in=hashes)
     existing = dict(live.values_list("content_hash", "id"))
     near = _near_duplicates(kb.pk, owner, vectors, settings.NEAR_DUPLICATE_SIMILARITY, fields["in_vector_index"])
+    near_texts = dict(Memory.objects.filter(pk__in=set(near.values())).values_list("id", "text"))
+    near = {i: pk for i, pk in near.items() if not supersession.apart(near_texts[pk], facts[i][1].text)}
     new: list[NewMemory] = []
     repeated: list[tuple[int, list[int]]] = []
     batch_hashes: set[str] = set()
@@ -173,32 +176,6 @@ def _sources_link(new: list[NewMemory], repeated: list[tuple[int, list[int]]]) -
     links = [through(memory_id=m.pk, message_id=msg) for m, msgs, _ in new for msg in msgs]
     links += [through(memory_id=pk, message_id=msg) for pk, msgs in repeated for msg in msgs]
     through.objects.bulk_create(links, ignore_conflicts=True)
-
-
-def _superseded_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[NewMemory], now) -> int:
-    """Retire the live facts of the same owner the new ones replace (and what followed them). A replaced fact's valid
-    time ends where its replacement's begins (when that is unknown: now). Returns how many."""
-    retired: list[int] = []
-    for memory, _, old_id in new:
-        if old_id is None:
-            continue
-        if (
-            Memory.objects.owned_by(end_user_id)
-            .filter(pk=old_id, kb=kb, retired_at__isnull=True)
-            .update(
-                retired_at=now,
-                valid_to=Greatest(F("valid_from"), Value(memory.valid_from or now)),
-                superseded_by=memory,
-                retired_reason=SUPERSEDED,
-                updated_at=now,
-            )
-        ):
-            retired.append(old_id)
-    retirement_follow(retired, reason=SUPERSEDED, at=now)
-    return len(retired)
-
-
-SUPERSEDED = "superseded by a newer fact"
 
 
 def _graph_grow(

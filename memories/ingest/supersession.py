@@ -1,0 +1,287 @@
+"""Supersession: retiring (never deleting) the live facts that newer ones replace.
+
+Two ways to know a fact is replaced:
+
+- **named**: the LLM extractor names the fact each new one replaces (``Fact.supersedes``);
+- **restated** (offline, where no LLM reads the turns): a speaker states again, with another value, an attribute that
+  has one value at a time: where they live, where and as what they work, their name or age, a favourite, a value of
+  theirs such as a birthday or an address, or whether they like a thing ("I love sushi" → "I don't like sushi
+  anymore"). Only plain first-person statements count; questions and conditionals do not. A fact is replaced only
+  when everything it states is restated otherwise, so nothing else it says is retired with it.
+
+Either way, the replaced fact's valid time ends where its replacement's begins. Offline, the order is the facts' own
+valid time: a statement older than the one it contradicts (an old conversation imported late) is retired itself.
+
+The same reading keeps two facts apart that only look alike: texts with other numbers, or other values of one
+attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 32 years old" are 0.98 similar).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
+
+from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.models import KnowledgeBase, Mode
+from memories.extraction import SENTENCE
+from memories.models import Memory, retirement_follow
+
+SUPERSEDED = "superseded by a newer fact"
+
+# --- Named (the LLM's) ------------------------------------------------------------------------------------------
+
+
+def named_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[tuple[Memory, int | None]], now) -> int:
+    """Retire the live facts of the same owner that the new ones name as replaced (and what followed them).
+    Returns how many."""
+    retired: list[int] = []
+    for memory, old_id in new:
+        if old_id is not None and _retire(Memory.objects.owned_by(end_user_id).filter(pk=old_id, kb=kb), memory, now):
+            retired.append(old_id)
+    retirement_follow(retired, reason=SUPERSEDED, at=now)
+    return len(retired)
+
+
+def _retire(old, by: Memory, now) -> int:
+    """Retire ``old`` (a queryset of one) if live: replaced by ``by``, its valid time ending where ``by``'s begins."""
+    return old.filter(retired_at__isnull=True).update(
+        retired_at=now,
+        valid_to=Greatest(F("valid_from"), Value(by.valid_from or now)),
+        superseded_by=by,
+        retired_reason=SUPERSEDED,
+        updated_at=now,
+    )
+
+
+# --- Restated (offline) -----------------------------------------------------------------------------------------
+
+_END = r"(?P<v>[^,.;:!?()\"]+)"
+_FILLER = (
+    r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
+    r"at the moment|for now|so much|a lot|very much"
+)
+# Where a value ends: the next clause, or a time, place or manner said of it.
+_VALUE_STOP = re.compile(
+    r"\s+(?:and|but|because|since|with|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
+    r"to|until|ago|yesterday|about|" + _FILLER + r")\b.*$|\s+\d.*$",
+    re.I,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
+_NOT_THINGS = frozenset("it that this them these those you him her me us everything anything something all".split())
+_VERB = (
+    r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
+    r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
+)
+_ATTRIBUTES = (
+    "name|birthday|email|email address|e-mail|phone number|number|address|home address|job|job title|title|role|"
+    "employer|boss|manager|salary|age|hometown|home town|diet|pronouns|timezone|time zone|team|school|university|"
+    "major|car"
+)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    slot: str  # the attribute; "{0}" takes the pattern's "what" group
+    regex: re.Pattern
+    value: str | None = None  # a fixed value (likes: yes or no); None: the "v" group
+    strict: bool = False  # the value must end its clause (a qualifier after it changes what is said)
+    entire: bool = False  # the value runs to the clause's end ("May 3", "Alice Smith")
+    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
+
+
+def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
+    return _Pattern(slot, re.compile(r"^(?:so |well |oh |yeah |actually |and |but |now )*" + pattern, re.I), **kwargs)
+
+
+_PATTERNS = [
+    _p(
+        "residence",
+        r"i(?:'m| am|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)(?: back)? (?:in|to) " + _END,
+        hints=("live", "living", "moved", "relocated"),
+    ),
+    _p(
+        "employer",
+        r"i(?:'m| am)?(?: now| currently| still)* (?:work|working) (?:at|for) " + _END,
+        hints=("work", "working"),
+    ),
+    _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
+    _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
+    _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
+    _p(
+        "favourite {0}",
+        r"my (?:new |current |all-time )?favou?rite (?P<what>[\w' -]{2,30}?) (?:is|are|has become) " + _END,
+        hints=("favourite", "favorite"),
+    ),
+    _p("{0}", r"my (?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
+    _p(
+        "likes {0}",
+        r"i (?:really |absolutely |still |just |totally )?(?:like|love|enjoy|adore) (?:" + _VERB + r" )?" + _END,
+        value="yes",
+        strict=True,
+    ),
+    _p(
+        "likes {0}",
+        r"i (?:really )?(?:don't|do not|no longer|can't stand|cannot stand|hate|dislike|stopped|quit|gave up)"
+        r"(?: really)?(?: " + _VERB + r")? " + _END,
+        value="no",
+        strict=True,
+    ),
+]
+_QUALIFIER = re.compile(r"^\s*(?:(?:" + _FILLER + r")\b\s*)*$", re.I)
+# What may follow a value without stating more: time words, a date, a place.
+_COVERED = re.compile(
+    r"^\s*(?:(?:" + _FILLER + r")\b\s*|(?:last|this|next) \w+\s*|(?:in|since|on|from|at) [\w ]{1,24}?\s*"
+    r"|(?:a|an|one|two|three|a few|\d+) (?:days?|weeks?|months?|years?) ago\s*)*$",
+    re.I,
+)
+_NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
+_CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
+
+
+@dataclass
+class Statement:
+    """What a text states of its speaker's one-valued attributes: ``slots`` maps an attribute to its value;
+    ``whole`` when every sentence states one (retiring the text then retires nothing else it says)."""
+
+    speaker: str
+    slots: dict[str, str] = field(default_factory=dict)
+    hints: set[str] = field(default_factory=set)
+    whole: bool = False
+
+
+def statement(text: str) -> Statement:
+    """Read ``text`` ("Speaker: words", as offline facts are written, or just words) for the attributes it states."""
+    speaker, _, said = text.partition(": ")
+    if not said or len(speaker) > 60 or re.search(r"[.!?]", speaker):
+        speaker, said = "", text
+    found = Statement(speaker=speaker.strip().lower())
+    covered = True
+    for sentence in (s.strip() for s in SENTENCE.split(said)):
+        if sentence:
+            slots, whole = _sentence_slots(sentence, found.hints)
+            found.slots.update(slots)
+            covered = covered and whole
+    found.whole = covered and bool(found.slots)
+    return found
+
+
+def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
+    """The attributes a sentence states, and whether that is all it says (each clause a statement, followed by no
+    more than a time or a place)."""
+    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
+        return {}, False
+    slots: dict[str, str] = {}
+    whole = True
+    for clause in re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I):
+        stated = _clause_slot(clause.strip())
+        if stated is None:
+            # "I live in Paris, France": a name going on with the value says no more.
+            whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause.strip()))
+            continue
+        slot, value, rest, hints = stated
+        slots[slot] = value
+        found_hints.update(hints)
+        whole = whole and bool(_COVERED.match(rest))
+    return slots, whole
+
+
+def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """(attribute, value, what follows the value, words a statement of it contains) of the first pattern the clause
+    states, if any."""
+    for pattern in _PATTERNS:
+        match = pattern.regex.match(clause)
+        if not match:
+            continue
+        raw = match.group("v").strip()
+        stop = None if pattern.entire else _VALUE_STOP.search(raw)
+        value, rest = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
+        if pattern.strict and rest and not _QUALIFIER.match(rest):
+            continue  # "I don't like sushi for breakfast" says nothing of sushi
+        words = _ARTICLE.sub("", value.strip()).lower().split()
+        if not 0 < len(words) <= 4 or (pattern.value and words[0] in _NOT_THINGS):
+            continue
+        value = " ".join(words)
+        what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
+        slot = pattern.slot.format(value if pattern.value else what)
+        return slot, pattern.value or value, rest, pattern.hints or tuple((value if pattern.value else what).split())
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
+
+
+def contradicts(old: Statement, new: Statement) -> bool:
+    """``new`` states otherwise everything ``old`` states (same speaker; ``old`` states nothing else)."""
+    return (
+        old.whole
+        and old.speaker == new.speaker
+        and bool(old.slots)
+        and all(slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items())
+    )
+
+
+def apart(old_text: str, new_text: str) -> bool:
+    """Two texts that must not count as near-duplicates however similar: other numbers, or another value of an
+    attribute both state."""
+    if sorted(re.findall(r"\d+", old_text)) != sorted(re.findall(r"\d+", new_text)):
+        return True
+    old, new = statement(old_text), statement(new_text)
+    return old.speaker == new.speaker and any(
+        slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items()
+    )
+
+
+def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
+    """Offline supersession: each new memory (in order) against the same owner's and speaker's live offline facts
+    stating the same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
+    other. Returns how many were retired."""
+    retired: list[int] = []
+    for memory in memories:
+        if memory.quarantined or memory.pk in retired:
+            continue
+        new = statement(memory.text)
+        if not new.slots:
+            continue
+        for old_memory in _earlier_statements(kb, end_user_id, memory, new):
+            old = statement(old_memory.text)
+            if contradicts(old, new) and _later_or_same(memory, old_memory):
+                if _retire(Memory.objects.filter(pk=old_memory.pk), memory, now):
+                    retired.append(old_memory.pk)
+            elif contradicts(new, old) and not _later_or_same(memory, old_memory):
+                if _retire(Memory.objects.filter(pk=memory.pk), old_memory, now):
+                    retired.append(memory.pk)
+                break
+    retirement_follow(retired, reason=SUPERSEDED, at=now)
+    return len(retired)
+
+
+def _later_or_same(new: Memory, old: Memory) -> bool:
+    """Whether ``new`` is valid from no earlier than ``old`` (facts of unknown valid time count as new)."""
+    return new.valid_from is None or old.valid_from is None or new.valid_from >= old.valid_from
+
+
+def _earlier_statements(kb: KnowledgeBase, end_user_id: int | None, memory: Memory, new: Statement) -> list[Memory]:
+    """The live offline facts of the same owner written before ``memory`` that may state its attributes: by the same
+    speaker (its name is the first tag of an offline fact) and containing a word of those statements."""
+    candidates = (
+        Memory.objects.live()
+        .owned_by(end_user_id)
+        .filter(kb=kb, mode=Mode.HEURISTIC, quarantined=False, pk__lt=memory.pk)
+        .filter(search_vector=_any_word(new.hints))
+    )
+    if new.speaker:
+        candidates = candidates.filter(entities__contains=[new.speaker])
+    return list(candidates.only("id", "text", "valid_from").order_by("id")[:200])
+
+
+def _any_word(words: set[str]) -> SearchQuery:
+    query = None
+    for word in sorted(words):
+        one = SearchQuery(word, config=FTS_CONFIG)
+        query = one if query is None else query | one
+    return query

@@ -1,0 +1,122 @@
+"""Offline supersession: with no LLM, a speaker restating a one-valued attribute (where they live or work, their
+age, a favourite, whether they like a thing) retires their earlier statement of it; nothing else is retired, and
+facts that only look alike are both kept."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kbsite.models import JobRun
+from memories.ingest.supersession import SUPERSEDED, statement
+from memories.models import Memory
+from tests.conftest import run_queued_tasks
+
+
+def say(api, *texts, speaker="Alice", session="s1", when="2024-03-01T10:00:00Z", user=None, start=0):
+    messages = [
+        {"external_id": f"{session}-{start + i}", "speaker": speaker, "content": text, "created_at": when}
+        for i, text in enumerate(texts)
+    ]
+    body = {"session_id": session, "messages": messages, **({"user_id": user} if user else {})}
+    response = api.post("/api/v1/kbs/notes/messages/", json=body)
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+
+
+def live() -> set[str]:
+    return set(Memory.objects.live().values_list("text", flat=True))
+
+
+def test_a_restated_home_retires_the_old_one_dated_and_linked(api, kb):
+    say(api, "I live in Berlin.", when="2023-01-10T09:00:00Z")
+    say(api, "I moved to Munich last month!", session="s2", when="2024-03-01T10:00:00Z")
+    berlin = Memory.objects.get(text="Alice: I live in Berlin.")
+    munich = Memory.objects.get(text="Alice: I moved to Munich last month!")
+    assert berlin.retired_at is not None and berlin.superseded_by == munich
+    assert berlin.retired_reason == SUPERSEDED and berlin.valid_to == datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+    assert munich.retired_at is None
+    assert JobRun.objects.order_by("id").last().facts_superseded == 1
+    context = api.get("/api/v1/context/", params={"query": "Where does Alice live?"}).json()["context"]
+    assert "Munich" in context and "Berlin" not in context
+    # The retired statement is kept, and said to be replaced, in the memory's history.
+    history = api.get(f"/api/v1/kbs/notes/memories/{munich.pk}/history/").json()
+    assert [version["id"] for version in history] == [berlin.pk, munich.pk]
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("I work at Google.", "I'm working for Microsoft now."),
+        ("I am 31 years old.", "I am 32 years old."),
+        ("My favourite colour is blue.", "My favorite color is green now."),
+        ("I love sushi.", "I don't like sushi anymore."),
+        ("I stopped playing guitar.", "I love playing guitar again."),
+        ("My birthday is May 3.", "My birthday is June 9."),
+    ],
+)
+def test_restated_attributes_replace_the_earlier_statement(api, kb, old, new):
+    """One batch or two: the earlier statement is retired, the newer one kept (the age is not taken for a
+    near-duplicate of the old one, though the two are 0.98 similar)."""
+    say(api, old, new)
+    assert live() == {f"Alice: {new}"}
+    assert Memory.objects.get(text=f"Alice: {old}").superseded_by.text == f"Alice: {new}"
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        # Not the same attribute, or not a plain statement of it.
+        ("I live in Berlin.", "Do you live in Munich?"),
+        ("I live in Berlin.", "If I moved to Munich I would miss my friends."),
+        ("I love sushi.", "I don't like sushi for breakfast."),
+        ("I love sushi.", "I love ramen."),
+        ("I live in Berlin.", "My sister lives in Munich."),
+        # The same value, said again.
+        ("I live in New York.", "I live in New York City now."),
+        # The old fact says more than the attribute restated: it is kept.
+        ("I live in Berlin. I have two cats called Tom and Jerry.", "I moved to Munich."),
+        ("I moved to Berlin with my whole family.", "I moved to Munich."),
+    ],
+)
+def test_what_is_not_a_restatement_retires_nothing(api, kb, old, new):
+    say(api, old, new)
+    assert f"Alice: {old}" in live()
+    assert not Memory.objects.filter(retired_at__isnull=False).exists()
+
+
+def test_another_speaker_or_another_user_retires_nothing(api, kb):
+    say(api, "I live in Berlin.", user="u-1")
+    say(api, "I live in Munich.", speaker="Bob", session="s2", user="u-1")
+    say(api, "I live in Rome.", session="s3", user="u-2")
+    assert live() == {"Alice: I live in Berlin.", "Bob: I live in Munich.", "Alice: I live in Rome."}
+
+
+def test_an_older_statement_imported_late_is_retired_itself(api, kb):
+    """Valid time decides: last year's "I live in Berlin", posted after this year's "I live in Munich", is the one
+    replaced, its validity ending where Munich's began."""
+    say(api, "I live in Munich.", session="new", when="2024-06-01T08:00:00Z")
+    say(api, "I live in Berlin.", session="old", when="2023-02-01T08:00:00Z")
+    berlin = Memory.objects.get(text="Alice: I live in Berlin.")
+    assert live() == {"Alice: I live in Munich."}
+    assert berlin.superseded_by.text == "Alice: I live in Munich."
+    assert berlin.valid_to == datetime(2024, 6, 1, 8, 0, tzinfo=UTC)
+
+
+def test_a_restored_statement_comes_back_and_retires_its_replacement(api, kb):
+    """An operator who disagrees restores the old statement; it is live again and its replacement retired."""
+    say(api, "I live in Berlin.", "I live in Munich.")
+    berlin = Memory.objects.get(text="Alice: I live in Berlin.")
+    assert api.post(f"/api/v1/kbs/notes/memories/{berlin.pk}/restore/").status_code == 200
+    assert live() == {"Alice: I live in Berlin."}
+
+
+def test_statements_are_read_whole_or_not_at_all():
+    assert statement("Alice: I'm now living in Paris, France.").slots == {"residence": "paris"}
+    assert statement("Alice: I'm now living in Paris, France.").whole
+    assert statement("Alice: I love painting, it's so relaxing.").whole is False
+    assert statement("Alice: I love you so much!").slots == {}
+    assert statement("I work as a nurse.").speaker == "" and statement("I work as a nurse.").slots == {
+        "occupation": "nurse"
+    }
