@@ -19,7 +19,7 @@ from kbsite.ai import embeddings
 from kbsite.ai.defence import Screening, screen_many
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.locks import Lock
-from kbsite.models import JobRun, KnowledgeBase, Mode
+from kbsite.models import JobRun, KnowledgeBase
 from memories import bulk
 from memories.extraction import Extraction, Fact
 from memories.ingest import supersession
@@ -86,8 +86,7 @@ def facts_apply(
         bulk.memories_insert([memory for memory, _, _ in new])
         _sources_link(new, repeated)
         job.facts_superseded += supersession.named_retire(kb, end_user_id, [(m, old) for m, _, old in new], now)
-        if extraction.mode == Mode.HEURISTIC:
-            job.facts_superseded += supersession.restated_retire(kb, end_user_id, [m for m, _, _ in new], now)
+        job.facts_superseded += supersession.restated_retire(kb, end_user_id, [m for m, _, _ in new], now)
         job.facts_added += len(new)
         job.facts_quarantined += sum(1 for memory, _, _ in new if memory.quarantined)
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)

@@ -3,14 +3,16 @@
 Two ways to know a fact is replaced:
 
 - **named**: the LLM extractor names the fact each new one replaces (``Fact.supersedes``);
-- **restated** (offline, where no LLM reads the turns): a speaker states again, with another value, an attribute that
-  has one value at a time: where they live, where and as what they work, their name or age, a favourite, a value of
-  theirs such as a birthday or an address, or whether they like a thing ("I love sushi" → "I don't like sushi
-  anymore"). Only plain first-person statements count; questions and conditionals do not. A fact is replaced only
-  when everything it states is restated otherwise, so nothing else it says is retired with it.
+- **restated**, in both modes (offline it is the only way; with an LLM it catches what the model did not name): a
+  person states again, with another value, an attribute that has one value at a time: where they live, where and as
+  what they work, their name or age, a favourite, a value of theirs such as a birthday or an address, or whether
+  they like a thing ("I love sushi" → "I don't like sushi anymore"). Statements are plain sentences about one
+  person, in their own words ("Alice: I live in Berlin", an offline fact) or the LLM's ("Alice lives in Berlin");
+  questions and conditionals state nothing. A fact is replaced only when everything it says is restated otherwise,
+  so nothing else it says is retired with it.
 
-Either way, the replaced fact's valid time ends where its replacement's begins. Offline, the order is the facts' own
-valid time: a statement older than the one it contradicts (an old conversation imported late) is retired itself.
+Either way, the replaced fact's valid time ends where its replacement's begins. Of two restated facts, the one valid
+earlier is retired, whatever order they came in (an old conversation imported late is retired itself).
 
 The same reading keeps two facts apart that only look alike: texts with other numbers, or other values of one
 attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 32 years old" are 0.98 similar).
@@ -57,7 +59,7 @@ def _retire(old, by: Memory, now) -> int:
     )
 
 
-# --- Restated (offline) -----------------------------------------------------------------------------------------
+# --- Restated ---------------------------------------------------------------------------------------------------
 
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
@@ -145,7 +147,8 @@ _CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|un
 @dataclass
 class Statement:
     """What a text states of its speaker's one-valued attributes: ``slots`` maps an attribute to its value;
-    ``whole`` when every sentence states one (retiring the text then retires nothing else it says)."""
+    ``whole`` when every sentence states one and says no more (retiring the text then retires nothing else it
+    says)."""
 
     speaker: str
     slots: dict[str, str] = field(default_factory=dict)
@@ -154,19 +157,57 @@ class Statement:
 
 
 def statement(text: str) -> Statement:
-    """Read ``text`` ("Speaker: words", as offline facts are written, or just words) for the attributes it states."""
+    """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
+    the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
+    it)."""
     speaker, _, said = text.partition(": ")
-    if not said or len(speaker) > 60 or re.search(r"[.!?]", speaker):
+    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    if not first_person:
         speaker, said = "", text
     found = Statement(speaker=speaker.strip().lower())
     covered = True
     for sentence in (s.strip() for s in SENTENCE.split(said)):
-        if sentence:
-            slots, whole = _sentence_slots(sentence, found.hints)
-            found.slots.update(slots)
-            covered = covered and whole
+        if not sentence:
+            continue
+        if not first_person:
+            who, sentence = _in_first_person(sentence)
+            if who and found.speaker and who != found.speaker:
+                covered = False  # another person: this text is not about one
+                continue
+            found.speaker = found.speaker or who
+        slots, whole = _sentence_slots(sentence, found.hints)
+        found.slots.update(slots)
+        covered = covered and whole
     found.whole = covered and bool(found.slots)
     return found
+
+
+_SUBJECT = re.compile(r"^(?P<who>She|He|They|[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})(?P<poss>['’]s)?\s+(?P<rest>.+)$")
+_NOT_SUBJECTS = frozenset(
+    "i my the a an our this that it we you in on at since after before when if last yesterday today his her their "
+    "there here so then".split()
+)
+_PRONOUNS = frozenset(["she", "he", "they"])
+_FIRST_PERSON_VERBS = {
+    "lives": "live", "works": "work", "is": "am", "has": "have", "does": "do", "doesn't": "don't", "likes": "like",
+    "loves": "love", "enjoys": "enjoy", "adores": "adore", "hates": "hate", "dislikes": "dislike", "eats": "eat",
+    "drinks": "drink", "plays": "play", "watches": "watch",
+}  # fmt: skip
+
+
+def _in_first_person(sentence: str) -> tuple[str, str]:
+    """("alice", "I live in Berlin") for "Alice lives in Berlin", ("alice", "my birthday is May 3") for "Alice's
+    birthday is May 3"; a pronoun subject gives "" for the person. No person: ("", the sentence)."""
+    match = _SUBJECT.match(sentence)
+    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
+        return "", sentence
+    who = match.group("who").lower()
+    words = match.group("rest").split(" ")
+    if match.group("poss"):
+        return ("" if who in _PRONOUNS else who), "my " + " ".join(words)
+    for i, word in enumerate(words[:3]):
+        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
+    return ("" if who in _PRONOUNS else who), "I " + " ".join(words)
 
 
 def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
@@ -199,6 +240,7 @@ def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
         raw = match.group("v").strip()
         stop = None if pattern.entire else _VALUE_STOP.search(raw)
         value, rest = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
+        rest += clause[match.end() :]  # "I live in Munich: the capital of Bavaria" says more
         if pattern.strict and rest and not _QUALIFIER.match(rest):
             continue  # "I don't like sushi for breakfast" says nothing of sushi
         words = _ARTICLE.sub("", value.strip()).lower().split()
@@ -237,8 +279,8 @@ def apart(old_text: str, new_text: str) -> bool:
 
 
 def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
-    """Offline supersession: each new memory (in order) against the same owner's and speaker's live offline facts
-    stating the same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
+    """Each new memory (in order) against the same owner's live extracted facts about the same person stating the
+    same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
     other. Returns how many were retired."""
     retired: list[int] = []
     for memory in memories:
@@ -266,16 +308,16 @@ def _later_or_same(new: Memory, old: Memory) -> bool:
 
 
 def _earlier_statements(kb: KnowledgeBase, end_user_id: int | None, memory: Memory, new: Statement) -> list[Memory]:
-    """The live offline facts of the same owner written before ``memory`` that may state its attributes: by the same
-    speaker (its name is the first tag of an offline fact) and containing a word of those statements."""
+    """The live extracted facts of the same owner written before ``memory`` that may state its attributes: about the
+    same person (its name begins the text) and containing a word of those statements."""
     candidates = (
         Memory.objects.live()
         .owned_by(end_user_id)
-        .filter(kb=kb, mode=Mode.HEURISTIC, quarantined=False, pk__lt=memory.pk)
+        .filter(kb=kb, mode__in=[Mode.HEURISTIC, Mode.LLM], quarantined=False, pk__lt=memory.pk)
         .filter(search_vector=_any_word(new.hints))
     )
-    if new.speaker:
-        candidates = candidates.filter(entities__contains=[new.speaker])
+    if new.speaker:  # "Alice: I live…" or "Alice lives…"
+        candidates = candidates.filter(text__istartswith=new.speaker)
     return list(candidates.only("id", "text", "valid_from").order_by("id")[:200])
 
 

@@ -1,6 +1,6 @@
-"""Offline supersession: with no LLM, a speaker restating a one-valued attribute (where they live or work, their
-age, a favourite, whether they like a thing) retires their earlier statement of it; nothing else is retired, and
-facts that only look alike are both kept."""
+"""Supersession of restated attributes: a person restating a one-valued attribute (where they live or work, their
+age, a favourite, whether they like a thing) retires their earlier statement of it, offline (the only way there) and
+with an LLM (what the model did not name); nothing else is retired, and facts that only look alike are both kept."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from kbsite.models import JobRun
 from memories.ingest.supersession import SUPERSEDED, statement
 from memories.models import Memory
 from tests.conftest import run_queued_tasks
+from tests.memories.test_ingest_llm import add, post_turns
 
 
 def say(api, *texts, speaker="Alice", session="s1", when="2024-03-01T10:00:00Z", user=None, start=0):
@@ -120,3 +121,38 @@ def test_statements_are_read_whole_or_not_at_all():
     assert statement("I work as a nurse.").speaker == "" and statement("I work as a nurse.").slots == {
         "occupation": "nurse"
     }
+
+
+# --- With an LLM: the same reading catches what the model did not name -------------------------------------------
+
+
+def test_with_an_llm_a_restatement_it_did_not_name_is_retired_too(api, kb, fake_llm):
+    """The model adds "Alice moved to Munich" but names nothing to supersede: her Berlin is retired all the same;
+    a fact about another person, or one that says more, is not."""
+    fake_llm.reply_json(add("Alice lives in Berlin.", "Bob lives in Hamburg.", "Alice works at BMW as an engineer."))
+    post_turns(api, [("m1", "I live in Berlin, I work at BMW as an engineer, Bob lives in Hamburg.")])
+    run_queued_tasks()
+    fake_llm.reply_json(add("Alice moved to Munich in March 2024.", "Alice works at Siemens."))
+    post_turns(api, [("m2", "I moved to Munich in March and I work at Siemens now.")], session="s2")
+    run_queued_tasks()
+    assert live() == {
+        "Bob lives in Hamburg.",
+        "Alice works at BMW as an engineer.",
+        "Alice moved to Munich in March 2024.",
+        "Alice works at Siemens.",
+    }
+    berlin = Memory.objects.get(text="Alice lives in Berlin.")
+    assert berlin.superseded_by.text == "Alice moved to Munich in March 2024."
+
+
+def test_an_offline_statement_is_replaced_by_a_later_llm_fact(api, kb, settings, fake_llm):
+    """A KB that ran offline, then with an LLM: the model's fact about Alice replaces her own earlier words."""
+    llm_url = settings.LLM_BASE_URL
+    settings.LLM_BASE_URL = ""
+    say(api, "My favourite colour is blue.")
+    assert Memory.objects.get().mode == "heuristic"
+    settings.LLM_BASE_URL = llm_url
+    fake_llm.reply_json(add("Alice's favourite color is green."))
+    post_turns(api, [("m9", "Green is my favourite colour now.")], session="s2")
+    run_queued_tasks()
+    assert live() == {"Alice's favourite color is green."}
