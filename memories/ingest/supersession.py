@@ -73,7 +73,10 @@ _VALUE_STOP = re.compile(
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
-_NOT_THINGS = frozenset("it that this them these those you him her me us everything anything something all".split())
+_NOT_THINGS = frozenset(
+    "it that this them these those you your him her me us everything anything something all to for how what why when "
+    "where who see have be".split()
+)
 _VERB = (
     r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
     r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
@@ -127,8 +130,8 @@ _PATTERNS = [
     ),
     _p(
         "likes {0}",
-        r"i (?:really )?(?:don't|do not|no longer|can't stand|cannot stand|hate|dislike|stopped|quit|gave up)"
-        r"(?: really)?(?: " + _VERB + r")? " + _END,
+        r"i (?:really )?(?:(?:don't|do not|no longer)(?: really)? " + _VERB + r"|(?:can't stand|cannot stand|hate|"
+        r"dislike|stopped|quit|gave up)(?: " + _VERB + r")?) " + _END,
         value="no",
         strict=True,
     ),
