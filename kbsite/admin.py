@@ -15,7 +15,7 @@ from kbsite.operators import OperatedAdmin
 class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
-    fields = ["name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    fields = ["name", "prefix", "end_user", "created_at", "last_used_at", "revoked_at"]
     readonly_fields = fields
     can_delete = False
     show_change_link = True
@@ -72,12 +72,12 @@ class BotAdmin(OperatedAdmin):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(OperatedAdmin):
-    list_display = ["prefix", "bot", "name", "created_at", "last_used_at", "revoked_at"]
+    list_display = ["prefix", "bot", "end_user", "name", "created_at", "last_used_at", "revoked_at"]
     list_filter = ["revoked_at"]
-    list_select_related = ["bot"]
-    search_fields = ["prefix", "name", "bot__name"]
-    readonly_fields = ["bot", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
-    fields = ["bot", "name", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    list_select_related = ["bot", "end_user"]
+    search_fields = ["prefix", "name", "bot__name", "end_user__external_id"]
+    readonly_fields = ["bot", "end_user", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    fields = ["bot", "end_user", "name", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
     actions = ["revoke"]
 
     def has_add_permission(self, request):

@@ -64,10 +64,13 @@ class Bot(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def issue_key(self, *, name: str = "default") -> tuple[ApiKey, str]:
-        """Create a new API key; returns the row and the plain key, which is never stored."""
+    def issue_key(self, *, name: str = "default", end_user: EndUser | None = None) -> tuple[ApiKey, str]:
+        """Create a new API key (of the whole bot, or of one of its end users); returns the row and the plain key,
+        which is never stored."""
         plain = f"kb_{secrets.token_urlsafe(32)}"
-        key = ApiKey.objects.create(bot=self, name=name, prefix=plain[:10], hashed_key=ApiKey.hash(plain))
+        key = ApiKey.objects.create(
+            bot=self, end_user=end_user, name=name, prefix=plain[:10], hashed_key=ApiKey.hash(plain)
+        )
         return key, plain
 
 
@@ -77,9 +80,22 @@ class ApiKeyQuerySet(models.QuerySet):
 
 
 class ApiKey(models.Model):
-    """A bot's API key, stored as a SHA-256 hash (keys are 256-bit random, so no slow hash is needed)."""
+    """A bot's API key, stored as a SHA-256 hash (keys are 256-bit random, so no slow hash is needed).
+
+    A key of one end user (``end_user``) acts as that user and only as them, on the few things an end user's own
+    client needs (recall, context, ask, tools, posting turns and text, their own export and erasure); it is erased
+    with them. The bot's keys act for any of its users.
+    """
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="api_keys")
+    end_user = models.ForeignKey(
+        "EndUser",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="api_keys",
+        help_text="The end user this key acts as, and only as; none: a key of the whole bot.",
+    )
     name = models.CharField(max_length=100, default="default")
     prefix = models.CharField(max_length=16, help_text="First characters of the key, to recognise it.")
     hashed_key = models.CharField(max_length=64, unique=True)

@@ -7,6 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
+from rest_framework.exceptions import PermissionDenied
 
 from kbsite.models import ApiKey
 from kbsite.selectors import key_active
@@ -62,6 +63,51 @@ class IsBot(permissions.BasePermission):
 
     def has_permission(self, request, view):
         return isinstance(request.auth, ApiKey)
+
+
+class EndUserKeyScope(permissions.BasePermission):
+    """A key of one end user acts as that user, and only as them, and only where a view allows it (the view's
+    ``end_user_actions``: its actions, or for a plain view its methods). A request that names no user is that
+    user's; one that names another is refused (403), as is every other endpoint."""
+
+    def has_permission(self, request, view):
+        key = request.auth
+        if not isinstance(key, ApiKey) or key.end_user_id is None:
+            return True
+        own = key.end_user.external_id
+        action = getattr(view, "action", None) or request.method.lower()
+        if action not in getattr(view, "end_user_actions", ()):
+            raise PermissionDenied(
+                f"This key is end user {own!r}'s: it can recall, read the context, ask, call the tools, post turns "
+                "and text, and export or erase its own user; not this. Use a key of the bot."
+            )
+        if "user_id" in view.kwargs:  # /users/{user_id}/…
+            named = view.kwargs["user_id"]
+        else:
+            named = (request.data if request.method == "POST" else request.query_params).get("user_id")
+        if named not in (None, "", own):
+            raise PermissionDenied(f"This key is end user {own!r}'s: it cannot act for {named!r}.")
+        if "user_id" not in view.kwargs:
+            end_user_name(request, own)
+        return True
+
+
+def end_user_name(request, user_id: str) -> None:
+    """Name ``user_id`` in the request, as its client could have (in the JSON body of a POST, else the query)."""
+    if request.method == "POST":
+        data = request.data
+        if not isinstance(data, dict):
+            raise exceptions.ParseError("Send a JSON object.")
+        mutable = getattr(data, "_mutable", None)
+        if mutable is not None:
+            data._mutable = True
+        data["user_id"] = user_id
+        if mutable is not None:
+            data._mutable = mutable
+        return
+    query = request._request.GET.copy()
+    query["user_id"] = user_id
+    request._request.GET = query
 
 
 class BotKeyScheme(OpenApiAuthenticationExtension):

@@ -1,10 +1,10 @@
-"""Serializers of the base app's own API: job runs."""
+"""Serializers of the base app's own API: job runs, the keys of end users."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
-from kbsite.models import JobRun
+from kbsite.models import ApiKey, JobRun
 
 
 class JobRunSerializer(serializers.ModelSerializer):
@@ -42,3 +42,17 @@ class JobRunSerializer(serializers.ModelSerializer):
 class JobRetriedSerializer(serializers.Serializer):
     retried = serializers.IntegerField(help_text="The failed run, now history ('retried').")
     job = JobRunSerializer(help_text="The run that takes its input up.")
+
+
+class EndUserKeySerializer(serializers.ModelSerializer):
+    user_id = serializers.CharField(source="end_user.external_id", read_only=True)
+    key = serializers.SerializerMethodField(help_text="The key itself: in the answer that issues it, and never again.")
+
+    class Meta:
+        model = ApiKey
+        fields = ["id", "user_id", "name", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
+        extra_kwargs = {"name": {"required": False, "max_length": 100}}
+
+    def get_key(self, obj) -> str | None:
+        return self.context.get("plain_key")

@@ -1,10 +1,12 @@
-"""Routes of the base app's own API: job runs."""
+"""Routes of the base app's own API: job runs, the keys of end users."""
 
 from rest_framework.routers import SimpleRouter
 
 from kbsite.api import views
+from kbsite.models import USER_ID_RE
 
 router = SimpleRouter()  # the API root is the memory router's
 router.register("jobs", views.JobRunViewSet, basename="job")
+router.register(rf"users/(?P<user_id>{USER_ID_RE.strip('^$')})/keys", views.EndUserKeyViewSet, basename="end-user-key")
 
 urlpatterns = router.urls

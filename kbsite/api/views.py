@@ -1,4 +1,4 @@
-"""The base app's own API: the calling bot's job runs, and retrying a failed one."""
+"""The base app's own API: the calling bot's job runs (and retrying a failed one), and the keys of its end users."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from kbsite.api.serializers import JobRetriedSerializer, JobRunSerializer
+from kbsite.api.serializers import EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer
 from kbsite.jobs import job_retry
-from kbsite.models import JobRun
+from kbsite.models import ApiKey, EndUser, JobRun
 
 
 class JobRunFilterSet(django_filters.FilterSet):
@@ -53,3 +53,36 @@ class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 status=status.HTTP_409_CONFLICT,
             )
         return Response({"retried": job.pk, "job": JobRunSerializer(new).data}, status=status.HTTP_202_ACCEPTED)
+
+
+class EndUserKeyViewSet(
+    mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
+    """Keys of one end user, for a client of that user's own (an app, an MCP client on their machine): such a key
+    acts as that user and only as them (recall, context, ask, tools, posting turns and text, their own export
+    and erasure), and goes with them when they are erased. Issued by a key of the bot: the key itself is in the
+    answer that issues it, and never again; DELETE revokes it."""
+
+    serializer_class = EndUserKeySerializer
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiKey.objects.none()
+        return (
+            ApiKey.objects.filter(bot=self.request.user, end_user__external_id=self.kwargs["user_id"])
+            .select_related("end_user")
+            .order_by("-created_at", "-id")
+        )
+
+    def create(self, request, user_id=None):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        end_user = EndUser.objects.seen(request.user, user_id)
+        key, plain = request.user.issue_key(name=serializer.validated_data.get("name") or "end user", end_user=end_user)
+        data = EndUserKeySerializer(key, context={"plain_key": plain}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        if instance.revoked_at is None:
+            instance.revoke()

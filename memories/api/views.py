@@ -77,6 +77,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
     """The calling bot's knowledge bases, with counts."""
 
     serializer_class = KnowledgeBaseSerializer
+    end_user_actions = {"messages", "ingest", "recall", "ask"}  # what a key of one end user may do, as them
     lookup_field = "name"
     lookup_value_regex = NAME_RE.strip("^$")
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
@@ -339,6 +340,7 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
     export and erasure."""
 
     serializer_class = EndUserSerializer
+    end_user_actions = {"retrieve", "export", "destroy"}  # a key of one end user: its own
     lookup_field = "external_id"
     lookup_url_kwarg = "user_id"
     lookup_value_regex = USER_ID_RE.strip("^$")
@@ -378,6 +380,8 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
 class ContextView(APIView):
     """The memory-context block for the bot's next LLM call, across all its always-on KBs."""
 
+    end_user_actions = {"get"}
+
     @extend_schema(parameters=[ContextInSerializer], responses=ContextOutSerializer)
     def get(self, request):
         params = ContextInSerializer(data=request.query_params)
@@ -416,6 +420,8 @@ class ArchiveView(APIView):
 class ToolListView(APIView):
     """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
 
+    end_user_actions = {"get"}
+
     @extend_schema(responses=ToolListSerializer)
     def get(self, request):
         return Response({"tools": tools.tools_definitions(bot=request.user)})
@@ -423,6 +429,8 @@ class ToolListView(APIView):
 
 class ToolCallView(APIView):
     """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
+
+    end_user_actions = {"post"}
 
     @extend_schema(
         parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],

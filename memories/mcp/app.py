@@ -27,7 +27,8 @@ async def _refuse(send, status: int, message: str) -> None:
 
 class Gate:
     """Authenticates every HTTP request with ``Authorization: Bearer <bot key>`` (401 otherwise) and checks
-    ``X-User-Id``; the tools then run for that bot and user. The path may end with a slash or not."""
+    ``X-User-Id`` (with a key of one end user: that user, named or not); the tools then run for that bot and user.
+    The path may end with a slash or not."""
 
     def __init__(self, app):
         self.app = app
@@ -43,6 +44,11 @@ class Gate:
         user_id = headers.get("x-user-id") or None
         if user_id is not None and not re.fullmatch(USER_ID_RE, user_id):
             return await _refuse(send, 400, f"X-User-Id must be a user_id ({USER_ID_RE}), not {user_id!r}.")
+        if key.end_user_id:  # a key of one end user acts as them, and only as them
+            own = await in_thread(lambda: key.end_user.external_id)
+            if user_id not in (None, own):
+                return await _refuse(send, 403, f"This key is end user {own!r}'s: it cannot act for {user_id!r}.")
+            user_id = own
         state = {**scope.get("state", {}), "kbsite_bot": key.bot, "kbsite_user_id": user_id}
         return await self.app({**scope, "path": PATH, "raw_path": PATH.encode(), "state": state}, receive, send)
 

@@ -19,7 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
-from kbsite.models import Bot, EndUser, KnowledgeBase
+from kbsite.models import ApiKey, Bot, EndUser, KnowledgeBase
 from memories.context import context_build
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
@@ -68,8 +68,12 @@ async def _relay(request, api: str):
     # Anthropic's version and features, as the caller asked for them.
     headers = {k: v for k, v in request.headers.items() if k.lower() in ("anthropic-version", "anthropic-beta")}
     try:
-        bot = await _bot(request)
-        chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"))
+        key = await _key(request)
+        bot = key.bot
+        acting_for = await in_thread(lambda: key.end_user.external_id) if key.end_user_id else None
+        chat = read(
+            await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), acting_for=acting_for
+        )
         kb = await in_thread(_recording_kb, bot, chat.kb_name)
         body, note = await in_thread(_with_memory, bot, chat, api)
         if chat.stream:
@@ -98,14 +102,14 @@ async def models(request):
     if request.method != "GET":
         return error_response(405, "Use GET to list the models.", code="method_not_allowed")
     try:
-        await _bot(request)
+        await _key(request)
         answer = await upstream.models()
     except ProxyError as exc:
         return exc.response()
     return HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
 
 
-async def _bot(request) -> Bot:
+async def _key(request) -> ApiKey:
     # OpenAI's clients send the key as a bearer token, Anthropic's as x-api-key.
     plain = bearer_key(request.headers.get("Authorization", "")) or request.headers.get("x-api-key", "").strip()
     key = await in_thread(key_authenticate, plain) if plain else None
@@ -113,7 +117,7 @@ async def _bot(request) -> Bot:
         raise ProxyError(
             401, "Invalid or missing API key: use the bot's kbsite key as the api_key.", code="invalid_api_key"
         )
-    return key.bot
+    return key
 
 
 def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:

@@ -9,6 +9,7 @@ import requests
 from django.core.signals import request_finished
 
 from memories.models import Memory
+from tests.conftest import wait_for
 from tests.factories import MemoryFactory
 
 
@@ -63,6 +64,9 @@ def test_each_request_ends_as_under_wsgi(asgi_api, kb):
         for _ in range(5):
             assert asgi_api.get("/api/v1/kbs/notes/").status_code == 200
         assert asgi_api.get("/api/v1/kbs/notes/export/").status_code == 200
+        # A streamed response is closed (and its request finished) once its last byte is out: the client may have
+        # it all a moment before.
+        wait_for(lambda: len(finished) == 6, 5, "every request to finish")
     finally:
         request_finished.disconnect(count)
     assert len(finished) == 6
