@@ -219,14 +219,16 @@ def _render(profile, memories, insights, documents) -> str:
 
 
 def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:
-    """Whether ``text`` says what ``entry`` says: nearly the same words, or one held within the other (a document
-    chunk that is little more than the fact)."""
+    """Whether ``text`` says what ``entry`` says: nearly the same words, or one held within the other with hardly a
+    word more (a document chunk that is the fact under a heading). One that holds the other and says more is not
+    the same: "I moved to Lisbon in May" is in an insight that goes on "we moved from Lisbon to Porto in
+    November"."""
     if not words or not entry.words:
         return False
     if len(words & entry.words) >= SAME_WORDS * len(words | entry.words):
         return True
     shorter, longer = sorted((words, entry.words), key=len)
-    return len(shorter) >= 3 and shorter <= longer and len(longer) <= 2 * len(shorter)
+    return len(shorter) >= 3 and shorter <= longer and len(longer - shorter) <= max(1, len(shorter) // 4)
 
 
 def _dated(hit: Hit) -> str:

@@ -69,7 +69,8 @@ class Session(models.Model):
 
 
 class Message(models.Model):
-    """One chat turn posted by a bot; idempotent by ``external_id`` within a KB."""
+    """One chat turn posted by a bot; idempotent by ``external_id`` within its session (a chat platform's message
+    ids are often its chat's own)."""
 
     class Role(models.TextChoices):
         USER = "user"
@@ -89,7 +90,7 @@ class Message(models.Model):
 
     class Meta:
         ordering = ["id"]
-        constraints = [models.UniqueConstraint(fields=["kb", "external_id"], name="unique_message_per_kb")]
+        constraints = [models.UniqueConstraint(fields=["session", "external_id"], name="unique_message_per_session")]
         indexes = [models.Index(fields=["session", "id"])]
 
     def __str__(self) -> str:

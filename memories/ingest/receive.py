@@ -29,12 +29,13 @@ class SessionOfAnotherUser(ValueError):
 def messages_receive(
     *, kb: KnowledgeBase, session_id: str, messages: list[dict], end_user: EndUser | None = None
 ) -> dict:
-    """Store a batch of turns (idempotent by external_id within the KB) and queue their extraction.
+    """Store a batch of turns (idempotent by external_id within the session: a chat platform's message ids are
+    often its chat's own, so two users' chats may both have a turn "17") and queue their extraction.
 
     A session belongs to the end user it was first posted under (or to none: shared); turns for it under
     another user raise :class:`SessionOfAnotherUser` and nothing is stored."""
     with transaction.atomic():
-        # Serialise posts to one KB so the duplicate check below is exact.
+        # Serialise posts to one KB so the duplicate check below is exact (and a session is created once).
         locks.hold(Lock.KB_WRITE, kb.pk)
         # Sessions are only created here, under the KB's lock: no savepoint needed against a racing insert.
         session = Session.objects.select_related("end_user").filter(kb=kb, external_id=session_id).first()
@@ -44,7 +45,9 @@ def messages_receive(
         elif session.end_user_id != (end_user.pk if end_user else None):
             raise SessionOfAnotherUser(session)
         wanted = [m["external_id"] for m in messages]
-        existing = set(Message.objects.filter(kb=kb, external_id__in=wanted).values_list("external_id", flat=True))
+        existing = set(
+            Message.objects.filter(session=session, external_id__in=wanted).values_list("external_id", flat=True)
+        )
         rows, seen = [], set()
         for m in messages:
             if m["external_id"] in existing or m["external_id"] in seen:

@@ -105,7 +105,9 @@ def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
 _PATTERNS = [
     _p(
         "residence",
-        r"i(?:'m| am|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)(?: back)? (?:in|to) " + _END,
+        # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
+        r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)"
+        r"(?: back)?(?: from [^,.;:!?]+?)? (?:in|to) " + _END,
         hints=("live", "living", "moved", "relocated"),
     ),
     _p(

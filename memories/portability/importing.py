@@ -185,7 +185,7 @@ class _Import:
     by_type: dict[str, list[Line]]
     users: dict[str | None, EndUser | None] = field(default_factory=lambda: {None: None})
     sessions: dict[str, Session] = field(default_factory=dict)
-    messages: dict[str, int] = field(default_factory=dict)  # turn external id -> message id
+    messages: dict[tuple[str, str], int] = field(default_factory=dict)  # (session, turn) external ids -> message id
     documents: dict[str, Document] = field(default_factory=dict)
     new_documents: list[Document] = field(default_factory=list)
     memories: dict[int, int] = field(default_factory=dict)  # the file's memory id -> the KB's
@@ -268,22 +268,20 @@ def _turns(state: _Import) -> None:
     """New turns, in the file's order within each session (the extraction cursor follows that order); then the
     sessions' cursors, moved to the turns they stood at in the file, never back."""
     kb, turns = state.kb, state.by_type["turn"]
-    held = dict(
-        Message.objects.filter(kb=kb, external_id__in=[t.data["external_id"] for t in turns]).values_list(
-            "external_id", "session__external_id"
+    sessions = [session.pk for session in state.sessions.values()]  # every session the file names
+    ids = [t.data["external_id"] for t in turns]
+    held = set(  # (session, turn): a turn's id is its own within its session
+        Message.objects.filter(session__in=sessions, external_id__in=ids).values_list(
+            "session__external_id", "external_id"
         )
     )
     new: dict[str, list[dict]] = defaultdict(list)
     for line in turns:
         data = line.data
-        if data["external_id"] in held:
-            if held[data["external_id"]] != data["session_id"]:
-                raise ImportRefused(
-                    line.number, f"turn {data['external_id']!r} is held by session {held[data['external_id']]!r}"
-                )
+        if (data["session_id"], data["external_id"]) in held:
             state.counts["unchanged"] += 1
             continue
-        held[data["external_id"]] = data["session_id"]
+        held.add((data["session_id"], data["external_id"]))
         new[data["session_id"]].append(data)
     for session_id, rows in new.items():
         bulk.messages_insert(kb_id=kb.pk, session_id=state.sessions[session_id].pk, messages=rows)
@@ -293,11 +291,16 @@ def _turns(state: _Import) -> None:
     cited |= {
         c for s in state.by_type["session"] for c in (s.data["extracted_through"], s.data["archived_through"]) if c
     }
-    state.messages = dict(Message.objects.filter(kb=kb, external_id__in=cited).values_list("external_id", "id"))
+    state.messages = {
+        (session, turn): pk
+        for session, turn, pk in Message.objects.filter(session__in=sessions, external_id__in=cited).values_list(
+            "session__external_id", "external_id", "id"
+        )
+    }
     for line in state.by_type["session"]:
         session = state.sessions[line.data["session_id"]]
         for cursor in ("extracted_through", "archived_through"):
-            at = state.messages.get(line.data[cursor] or "")
+            at = state.messages.get((line.data["session_id"], line.data[cursor] or ""))
             if at and at > getattr(session, cursor):
                 Session.objects.filter(pk=session.pk).update(**{cursor: at})
 
@@ -393,7 +396,7 @@ def _memories(state: _Import) -> None:
     Memory.objects.bulk_update([m for _, m in retired], ["retired_at", "superseded_by"], batch_size=500)
     links = [
         Memory.source_messages.through(
-            memory_id=state.memories[line.data["id"]], message_id=state.messages[s["external_id"]]
+            memory_id=state.memories[line.data["id"]], message_id=state.messages[(s["session_id"], s["external_id"])]
         )
         for line, key in zip(lines, keys, strict=True)
         if key in new

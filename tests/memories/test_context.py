@@ -7,7 +7,7 @@ from kbsite.models import EndUser
 from memories.models import Memory
 from memories.services import memories_embed_missing
 from tests.conftest import run_queued_tasks
-from tests.factories import KnowledgeBaseFactory, MemoryFactory
+from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory
 
 
 def _context(api, query: str, **params) -> dict:
@@ -78,6 +78,17 @@ def test_one_fact_from_two_kbs_and_a_document_is_one_entry_with_its_sources(api,
     assert text.count("allergic to shellfish") == 1, text
     line = next(line for line in text.splitlines() if "allergic to shellfish" in line)
     assert f"memory {a.pk}" in line and f"memory {b.pk}" in line and "doc allergies#0" in line
+
+
+def test_an_entry_that_holds_an_earlier_one_and_says_more_is_kept(api, kb):
+    """Only what says the same is folded into an earlier entry: an insight that holds a memory's words and goes on
+    with more (where Alice moved next) keeps its place."""
+    lisbon = MemoryFactory(kb=kb, text="Alice moved to Lisbon in May.", entities=["alice", "lisbon"])
+    insight = InsightFactory(kb=kb, text="Alice moved to Lisbon in May, then moved on to Porto in November.")
+    insight.memories.set([lisbon])
+    memories_embed_missing()
+    text = _context(api, "Where did Alice move to?")["context"]
+    assert f"[memory {lisbon.pk}] " in text and f"[insight {insight.pk}] " in text, text
 
 
 def test_a_match_on_a_name_alone_does_not_let_a_memory_in(api, kb):

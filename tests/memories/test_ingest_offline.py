@@ -87,6 +87,22 @@ def test_same_external_id_in_another_kb_is_independent(api, kb):
     assert api.post("/api/v1/kbs/work/messages/", json=batch).json()["accepted"] == 1
 
 
+def test_same_external_id_in_another_session_is_another_turn(api, kb):
+    """Idempotency is per session: a chat platform's message ids are often its chat's own, so two users' chats
+    both have a message 17, and neither is lost."""
+    ann = {"session_id": "chat-ann", "user_id": "ann", "messages": [turn("17", "I adopted a cat named Luna.")]}
+    ben = {"session_id": "chat-ben", "user_id": "ben", "messages": [turn("17", "I bought a red bicycle today.")]}
+    assert api.post("/api/v1/kbs/notes/messages/", json=ann).json()["accepted"] == 1
+    assert api.post("/api/v1/kbs/notes/messages/", json=ben).json()["accepted"] == 1
+    assert api.post("/api/v1/kbs/notes/messages/", json=ben).json()["duplicates"] == 1
+    run_queued_tasks()
+    owners = dict(Memory.objects.values_list("text", "end_user__external_id"))
+    assert owners == {
+        "Caroline: I adopted a cat named Luna.": "ann",
+        "Caroline: I bought a red bicycle today.": "ben",
+    }
+
+
 def test_text_ingest_is_accepted_and_processed(api, kb):
     """POST ingest/ answers 202 with the item, which is then split and turned into memories."""
     text = "Project Falcon ships in March 2025.\n\nThe Falcon team uses PostgreSQL and Django for the backend."

@@ -147,6 +147,26 @@ def test_export_then_import_round_trips(api, other_api, filled):
     assert handbook.kb.knowledge_dir.joinpath("handbook.md").read_text() == "# Handbook\nBe kind."
 
 
+def test_turns_of_one_id_in_two_sessions_round_trip(api, kb):
+    """A turn's id is its session's own: two sessions with a turn "1" export and import as two turns, each memory
+    citing its own."""
+    post(api, "chat-ann", ALICE, "I adopted a cat named Luna.")
+    post(api, "chat-ben", BOB, "I bought a red bicycle today.")
+    Message.objects.update(external_id="1")
+    run_queued_tasks()
+    body = "".join(json.dumps(r) + "\n" for r in export(api))
+    api.post("/api/v1/kbs/", json={"name": "copy"})
+    for _ in range(2):  # the second time adds nothing
+        response = api.post("/api/v1/kbs/copy/import/", data=body.encode(), headers=NDJSON)
+        assert response.status_code == 200, response.text
+    copied = Memory.objects.filter(kb__name="copy")
+    assert {m.text: list(m.source_messages.values_list("session__external_id", "external_id")) for m in copied} == {
+        "I adopted a cat named Luna.": [("chat-ann", "1")],
+        "I bought a red bicycle today.": [("chat-ben", "1")],
+    }
+    assert Message.objects.filter(kb__name="copy").count() == 2
+
+
 def test_import_is_idempotent(api, filled):
     body = "".join(json.dumps(r) + "\n" for r in export(api))
     api.post("/api/v1/kbs/", json={"name": "twice"})

@@ -55,6 +55,7 @@ def test_a_restated_home_retires_the_old_one_dated_and_linked(api, kb):
         ("I love sushi.", "I don't like sushi anymore."),
         ("I stopped playing guitar.", "I love playing guitar again."),
         ("My birthday is May 3.", "My birthday is June 9."),
+        ("I live in Lisbon.", "We moved from Lisbon to Porto in November."),
     ],
 )
 def test_restated_attributes_replace_the_earlier_statement(api, kb, old, new):

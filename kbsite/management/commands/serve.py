@@ -151,7 +151,8 @@ class Command(BaseCommand):
             "session_id": "first-chat",
             "user_id": "alice",
             "messages": [
-                {"external_id": "t1", "role": "user", "content": "I moved to Lisbon in May. I am allergic to peanuts."}
+                {"external_id": "t1", "role": "user", "content": "I moved to Lisbon in May."},
+                {"external_id": "t2", "role": "user", "content": "I am allergic to peanuts."},
             ],
         }
         auth = f"-H 'Authorization: Bearer {key}' -H 'Content-Type: application/json'"
@@ -171,7 +172,7 @@ class Command(BaseCommand):
             f" API docs:  {base}/api/docs/",
             f" Demo bot 'demo', KB 'notes' (always on), API key: {key}",
             "",
-            " Post a turn:",
+            " Post two turns:",
             f"   {post_turn}",
             " Read the context block a bot would get (once the turn is processed):",
             f"   {read_context}",
