@@ -144,7 +144,8 @@ def _kind(text: str) -> str:
     if re.search(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", lowered):
         return "preference"
     if re.search(
-        r"\b(i am|i'm|my name|i live|i work|i was born|years old|allerg\w*|intoleran\w*|vegetarian|vegan|"
+        r"\b(i am|i'm|my name|i live|i work|i was born|(?:i|we) (?:just |recently )?(?:moved|relocated)|years old|"
+        r"allerg\w*|intoleran\w*|vegetarian|vegan|"
         r"can't eat|cannot eat|don't eat|my diet)\b",
         lowered,
     ):

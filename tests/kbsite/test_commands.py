@@ -135,13 +135,13 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
         answered = requests.post(f"{base}/mcp/", json=initialize, headers=mcp_headers, timeout=30)
         assert answered.status_code == 200 and answered.json()["result"]["serverInfo"]["name"] == "kbsite"
 
-        # The banner's two commands work as printed: a turn posted, then the context block holding its facts,
+        # The banner's two commands work as printed: two turns posted, then the context block holding their facts,
         # once the console has said the workers are warm.
         banner = "".join(output)
-        post_turn = re.search(r"Post a turn:\n\s+(curl .+)\n", banner).group(1)
+        post_turn = re.search(r"Post two turns:\n\s+(curl .+)\n", banner).group(1)
         read_context = re.search(r"Read the context block.*:\n\s+(curl .+)\n", banner).group(1)
         posted = subprocess.run(post_turn, shell=True, capture_output=True, text=True).stdout
-        assert json.loads(posted)["accepted"] == 1, posted
+        assert json.loads(posted)["accepted"] == 2, posted
         while not any("workers are warm" in line for line in output) and time.monotonic() < deadline + 180:
             output.append(proc.stdout.readline())
         assert any("workers are warm" in line for line in output), "".join(output)
