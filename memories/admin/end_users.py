@@ -4,7 +4,7 @@ for operators: export as JSON Lines, and erasure after a confirmation page listi
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -34,8 +34,9 @@ class EndUserAdmin(OperatedAdmin):
     list_filter = ["bot"]
     list_select_related = ["bot"]
     search_fields = ["external_id"]
-    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at", "profile", "held", "rights"]
+    readonly_fields = ["bot", "external_id", "created_at", "last_seen_at", "profile", "held", "keys", "rights"]
     fields = readonly_fields
+    actions = ["issue_key"]
 
     def get_queryset(self, request):
         return endusers.users_annotated(super().get_queryset(request))
@@ -93,6 +94,36 @@ class EndUserAdmin(OperatedAdmin):
             for kind, n in counts.items()
         ]
         return format_html_join(", ", "{}", ((row,) for row in rows))
+
+    @admin.display(description="API keys")
+    def keys(self, obj):
+        """The user's own keys (each acts as this user only), with links to revoke them."""
+        keys = obj.api_keys.order_by("-created_at")
+        if not keys:
+            return "- (none: the bot's keys act for this user; issue one with the list's action)"
+        return format_html_join(
+            "",
+            '<div><a href="{}">{}…</a> {} <span class="quiet">(created {}{})</span></div>',
+            (
+                (
+                    reverse("admin:kbsite_apikey_change", args=[key.pk]),
+                    key.prefix,
+                    key.name,
+                    f"{key.created_at:%Y-%m-%d}",
+                    f", revoked {key.revoked_at:%Y-%m-%d}" if key.revoked_at else "",
+                )
+                for key in keys
+            ),
+        )
+
+    @admin.action(description="Issue an API key of each selected user (shown once)")
+    def issue_key(self, request, queryset):
+        """A key that acts as the user and only as them, for a client of their own (an app, an MCP client)."""
+        for user in queryset.select_related("bot"):
+            _, plain = user.bot.issue_key(name="issued in admin", end_user=user)
+            self.message_user(
+                request, f"New API key of end user {user.external_id} (shown once): {plain}", level=messages.WARNING
+            )
 
     @admin.display(description="data rights")
     def rights(self, obj):

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from kbsite.models import EndUser, Erasure
+from kbsite.models import ApiKey, EndUser, Erasure
 from memories.models import Memory, Session
 from tests.factories import KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
 
@@ -42,6 +42,24 @@ def test_the_end_users_list_shows_what_is_held(admin_client, held):
     assert memories.status_code == 200
     text = memories.content.decode()
     assert "Ann lives in Lisbon." in text and "Ben lives" not in text and "Porto" not in text
+
+
+def test_an_operator_issues_a_key_of_one_user_shown_once_and_listed_on_their_page(admin_client, held):
+    _, users = held
+    response = admin_client.post(
+        reverse("admin:kbsite_enduser_changelist"),
+        {"action": "issue_key", "_selected_action": [users["ann"].pk]},
+        follow=True,
+    )
+    shown = [str(m) for m in response.context["messages"]]
+    assert len(shown) == 1 and shown[0].startswith("New API key of end user ann (shown once): kb_")
+    key = ApiKey.objects.get()
+    assert key.end_user == users["ann"] and key.bot == users["ann"].bot
+    assert ApiKey.hash(shown[0].rsplit(" ", 1)[1]) == key.hashed_key  # shown, never stored
+    change = admin_client.get(reverse("admin:kbsite_enduser_change", args=[users["ann"].pk])).content.decode()
+    assert f"{key.prefix}…" in change and reverse("admin:kbsite_apikey_change", args=[key.pk]) in change
+    other = admin_client.get(reverse("admin:kbsite_enduser_change", args=[users["ben"].pk])).content.decode()
+    assert key.prefix not in other
 
 
 def test_export_downloads_everything_about_one_user(admin_client, held):
