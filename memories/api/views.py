@@ -124,6 +124,9 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
                 end_user=end_user_seen(request.user, data),
             )
         except ingest.SessionOfAnotherUser as exc:
+            if request.auth.end_user_id:  # a key of one end user learns nothing of the others
+                detail = f"Session {data['session_id']!r} is not yours: post these turns to another session_id."
+                return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(result, status=status.HTTP_202_ACCEPTED)
 

@@ -91,6 +91,11 @@ def test_the_key_cannot_act_for_another_user(alice_api, two_users):
     ]
     assert [r.status_code for r in refused] == [403] * len(refused)
     assert "cannot act for 'bob'" in refused[0].json()["detail"]
+    # Bob's session is not hers to post to, and the answer does not say whose it is.
+    Session.objects.create(kb=two_users[0].bot.knowledge_bases.get(), external_id="chat-2", end_user=two_users[1])
+    turns = {"session_id": "chat-2", "messages": [{"external_id": "x1", "content": "I moved to Oslo."}]}
+    taken = alice_api.post("/api/v1/kbs/notes/messages/", json=turns)
+    assert taken.status_code == 409 and "bob" not in taken.text and "not yours" in taken.json()["detail"]
     assert Memory.objects.filter(end_user__external_id="bob").count() == 1
 
 
