@@ -15,7 +15,7 @@ from kbsite.operators import OperatedAdmin
 class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
-    fields = ["name", "prefix", "end_user", "created_at", "last_used_at", "revoked_at"]
+    fields = ["name", "prefix", "end_user", "read_only", "created_at", "last_used_at", "revoked_at"]
     readonly_fields = fields
     can_delete = False
     show_change_link = True
@@ -32,7 +32,7 @@ class BotAdmin(OperatedAdmin):
     readonly_fields = ["created_at"]
     filter_horizontal = ["operators"]
     inlines = [ApiKeyInline]
-    actions = ["issue_key"]
+    actions = ["issue_key", "issue_read_only_key"]
 
     def get_readonly_fields(self, request, obj=None):
         # Who operates a bot is a superuser's call.
@@ -69,15 +69,33 @@ class BotAdmin(OperatedAdmin):
             _, plain = bot.issue_key(name="issued in admin")
             self.message_user(request, f"New API key for {bot.name} (shown once): {plain}", level=messages.WARNING)
 
+    @admin.action(description="Issue a new read-only API key (shown once)")
+    def issue_read_only_key(self, request, queryset):
+        for bot in queryset:
+            _, plain = bot.issue_key(name="read-only, issued in admin", read_only=True)
+            self.message_user(
+                request, f"New read-only API key for {bot.name} (shown once): {plain}", level=messages.WARNING
+            )
+
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(OperatedAdmin):
-    list_display = ["prefix", "bot", "end_user", "name", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["revoked_at"]
+    list_display = ["prefix", "bot", "end_user", "read_only", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["read_only", "revoked_at"]
     list_select_related = ["bot", "end_user"]
     search_fields = ["prefix", "name", "bot__name", "end_user__external_id"]
-    readonly_fields = ["bot", "end_user", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
-    fields = ["bot", "end_user", "name", "prefix", "hashed_key", "created_at", "last_used_at", "revoked_at"]
+    fields = [
+        "bot",
+        "end_user",
+        "read_only",
+        "name",
+        "prefix",
+        "hashed_key",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    ]
+    readonly_fields = [field for field in fields if field != "name"]
     actions = ["revoke"]
 
     def has_add_permission(self, request):

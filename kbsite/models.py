@@ -64,12 +64,19 @@ class Bot(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def issue_key(self, *, name: str = "default", end_user: EndUser | None = None) -> tuple[ApiKey, str]:
-        """Create a new API key (of the whole bot, or of one of its end users); returns the row and the plain key,
-        which is never stored."""
+    def issue_key(
+        self, *, name: str = "default", end_user: EndUser | None = None, read_only: bool = False
+    ) -> tuple[ApiKey, str]:
+        """Create a new API key (of the whole bot, or of one of its end users; reading only, or not); returns the
+        row and the plain key, which is never stored."""
         plain = f"kb_{secrets.token_urlsafe(32)}"
         key = ApiKey.objects.create(
-            bot=self, end_user=end_user, name=name, prefix=plain[:10], hashed_key=ApiKey.hash(plain)
+            bot=self,
+            end_user=end_user,
+            read_only=read_only,
+            name=name,
+            prefix=plain[:10],
+            hashed_key=ApiKey.hash(plain),
         )
         return key, plain
 
@@ -84,7 +91,7 @@ class ApiKey(models.Model):
 
     A key of one end user (``end_user``) acts as that user and only as them, on the few things an end user's own
     client needs (recall, context, ask, tools, posting turns and text, their own export and erasure); it is erased
-    with them. The bot's keys act for any of its users.
+    with them. The bot's keys act for any of its users. A read-only key (of the bot or of a user) writes nothing.
     """
 
     bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="api_keys")
@@ -95,6 +102,10 @@ class ApiKey(models.Model):
         on_delete=models.CASCADE,
         related_name="api_keys",
         help_text="The end user this key acts as, and only as; none: a key of the whole bot.",
+    )
+    read_only = models.BooleanField(
+        default=False,
+        help_text="Reads only: lists, recall, context, ask, searches and the reading tools; nothing written.",
     )
     name = models.CharField(max_length=100, default="default")
     prefix = models.CharField(max_length=16, help_text="First characters of the key, to recognise it.")

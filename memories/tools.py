@@ -396,7 +396,8 @@ TOOLS = {
 }
 
 
-WRITES = {"knowledge_write", "memory_add"}
+WRITES = {"knowledge_write", "memory_add"}  # tools that may name a new end user into existence
+CHANGES = WRITES | {"memory_update", "memory_forget"}  # tools a read-only key may not call
 
 
 def tools_definitions(*, bot: Bot) -> list[dict]:
@@ -404,12 +405,15 @@ def tools_definitions(*, bot: Bot) -> list[dict]:
     return [tool.definition(names) for tool in TOOLS.values()]
 
 
-def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = None) -> dict:
+def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = None, read_only: bool = False) -> dict:
     """Validate ``arguments`` against the tool's schema and run it within the bot's knowledge bases, for the end
-    user ``user_id`` (their own and the shared rows; None: the shared ones only)."""
+    user ``user_id`` (their own and the shared rows; None: the shared ones only). With ``read_only`` (the caller's
+    key reads only) a tool that changes anything is refused (403)."""
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(TOOLS)}", status=404)
+    if read_only and name in CHANGES:
+        raise ToolError(f"this key reads only: {name} changes memory or knowledge", status=403)
     kbs = _kbs(bot)
     if not kbs:
         raise ToolError("this bot has no active knowledge base; create one first", status=409)

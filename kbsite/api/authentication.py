@@ -92,6 +92,20 @@ class EndUserKeyScope(permissions.BasePermission):
         return True
 
 
+class ReadOnlyKeyScope(permissions.BasePermission):
+    """A read-only key reads: safe methods, and the POSTs a view declares as reads (``read_actions``: recall, ask,
+    a search, a tool call, which refuses the tools that change anything)."""
+
+    def has_permission(self, request, view):
+        key = request.auth
+        if not isinstance(key, ApiKey) or not key.read_only or request.method in permissions.SAFE_METHODS:
+            return True
+        action = getattr(view, "action", None) or request.method.lower()
+        if action not in getattr(view, "read_actions", ()):
+            raise PermissionDenied("This key reads only: it can list, recall, read the context, ask and search.")
+        return True
+
+
 def end_user_name(request, user_id: str) -> None:
     """Name ``user_id`` in the request, as its client could have (in the JSON body of a POST, else the query)."""
     if request.method == "POST":

@@ -50,7 +50,7 @@ class EndUserKeySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ApiKey
-        fields = ["id", "user_id", "name", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
+        fields = ["id", "user_id", "name", "read_only", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
         read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
         extra_kwargs = {"name": {"required": False, "max_length": 100}}
 

@@ -79,7 +79,11 @@ class EndUserKeyViewSet(
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         end_user = EndUser.objects.seen(request.user, user_id)
-        key, plain = request.user.issue_key(name=serializer.validated_data.get("name") or "end user", end_user=end_user)
+        key, plain = request.user.issue_key(
+            name=serializer.validated_data.get("name") or "end user",
+            end_user=end_user,
+            read_only=serializer.validated_data.get("read_only", False),
+        )
         data = EndUserKeySerializer(key, context={"plain_key": plain}).data
         return Response(data, status=status.HTTP_201_CREATED)
 

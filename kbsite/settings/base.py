@@ -107,7 +107,11 @@ MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 20 * 1024 * 1024, minimum=1024)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["kbsite.api.authentication.BotKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["kbsite.api.authentication.IsBot", "kbsite.api.authentication.EndUserKeyScope"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "kbsite.api.authentication.IsBot",
+        "kbsite.api.authentication.EndUserKeyScope",
+        "kbsite.api.authentication.ReadOnlyKeyScope",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "kbsite.api.pagination.Pagination",
     "PAGE_SIZE": 50,

@@ -44,6 +44,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
     lookup_field = "slug"
     lookup_value_regex = "[^/]+"
     filterset_class = DocumentFilterSet
+    read_actions = {"search"}  # the POST a read-only key may make
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

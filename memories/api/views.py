@@ -78,6 +78,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
 
     serializer_class = KnowledgeBaseSerializer
     end_user_actions = {"messages", "ingest", "recall", "ask"}  # what a key of one end user may do, as them
+    read_actions = {"recall", "ask"}  # the POSTs a read-only key may make
     lookup_field = "name"
     lookup_value_regex = NAME_RE.strip("^$")
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
@@ -434,6 +435,7 @@ class ToolCallView(APIView):
     """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
 
     end_user_actions = {"post"}
+    read_actions = {"post"}  # the tool itself is checked: a read-only key calls only the reading tools
 
     @extend_schema(
         parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],
@@ -453,7 +455,9 @@ class ToolCallView(APIView):
         if not isinstance(arguments, dict):
             raise ValidationError({"arguments": ["must be a JSON object"]})
         try:
-            result = tools.tool_execute(bot=request.user, name=name, arguments=arguments, user_id=user_id)
+            result = tools.tool_execute(
+                bot=request.user, name=name, arguments=arguments, user_id=user_id, read_only=request.auth.read_only
+            )
         except tools.ToolError as exc:
             return Response({"detail": str(exc)}, status=exc.status)
         return Response({"tool": name, "result": result})

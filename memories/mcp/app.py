@@ -49,7 +49,12 @@ class Gate:
             if user_id not in (None, own):
                 return await _refuse(send, 403, f"This key is end user {own!r}'s: it cannot act for {user_id!r}.")
             user_id = own
-        state = {**scope.get("state", {}), "kbsite_bot": key.bot, "kbsite_user_id": user_id}
+        state = {
+            **scope.get("state", {}),
+            "kbsite_bot": key.bot,
+            "kbsite_user_id": user_id,
+            "kbsite_read_only": key.read_only,
+        }
         return await self.app({**scope, "path": PATH, "raw_path": PATH.encode(), "state": state}, receive, send)
 
 

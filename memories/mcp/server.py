@@ -26,6 +26,11 @@ def caller(ctx: ServerRequestContext) -> tuple[Bot, str | None]:
     return state["kbsite_bot"], state["kbsite_user_id"]
 
 
+def read_only(ctx: ServerRequestContext) -> bool:
+    """Whether the request's key reads only (its calls of the tools that change anything are refused)."""
+    return ctx.request.scope["state"]["kbsite_read_only"]
+
+
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     bot, _ = caller(ctx)
     definitions = await in_thread(tools.tools_definitions, bot=bot)
@@ -47,7 +52,12 @@ async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestPara
     bot, user_id = caller(ctx)
     try:
         result = await in_thread(
-            tools.tool_execute, bot=bot, name=params.name, arguments=dict(params.arguments or {}), user_id=user_id
+            tools.tool_execute,
+            bot=bot,
+            name=params.name,
+            arguments=dict(params.arguments or {}),
+            user_id=user_id,
+            read_only=read_only(ctx),
         )
     except tools.ToolError as exc:
         return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], is_error=True)

@@ -69,6 +69,13 @@ async def _relay(request, api: str):
     headers = {k: v for k, v in request.headers.items() if k.lower() in ("anthropic-version", "anthropic-beta")}
     try:
         key = await _key(request)
+        if key.read_only:
+            raise ProxyError(
+                403,
+                "This key reads only, and the chat proxy records the conversation: use a key that may write.",
+                kind="permission_error",
+                code="permission_denied",
+            )
         bot = key.bot
         acting_for = await in_thread(lambda: key.end_user.external_id) if key.end_user_id else None
         chat = read(
