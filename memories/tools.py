@@ -400,9 +400,10 @@ WRITES = {"knowledge_write", "memory_add"}  # tools that may name a new end user
 CHANGES = WRITES | {"memory_update", "memory_forget"}  # tools a read-only key may not call
 
 
-def tools_definitions(*, bot: Bot) -> list[dict]:
+def tools_definitions(*, bot: Bot, read_only: bool = False) -> list[dict]:
+    """The tools' function definitions for ``bot`` (its KBs named in them); for a read-only key, the reading ones."""
     names = [kb.name for kb in _kbs(bot)]
-    return [tool.definition(names) for tool in TOOLS.values()]
+    return [tool.definition(names) for tool in TOOLS.values() if not (read_only and tool.name in CHANGES)]
 
 
 def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = None, read_only: bool = False) -> dict:

@@ -428,7 +428,7 @@ class ToolListView(APIView):
 
     @extend_schema(responses=ToolListSerializer)
     def get(self, request):
-        return Response({"tools": tools.tools_definitions(bot=request.user)})
+        return Response({"tools": tools.tools_definitions(bot=request.user, read_only=request.auth.read_only)})
 
 
 class ToolCallView(APIView):

@@ -33,7 +33,7 @@ def read_only(ctx: ServerRequestContext) -> bool:
 
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
     bot, _ = caller(ctx)
-    definitions = await in_thread(tools.tools_definitions, bot=bot)
+    definitions = await in_thread(tools.tools_definitions, bot=bot, read_only=read_only(ctx))
     return types.ListToolsResult(
         tools=[
             types.Tool(

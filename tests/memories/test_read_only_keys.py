@@ -4,14 +4,16 @@ change anything, the chat proxy (which records the conversation)."""
 
 from __future__ import annotations
 
+import anyio
 import openai
 import pytest
 from django.urls import reverse
 
 from kbsite.models import ApiKey
 from memories.models import Memory
+from memories.tools import CHANGES, TOOLS
 from tests.conftest import ApiClient
-from tests.memories.test_mcp import call, result_of
+from tests.memories.test_mcp import call, connect, result_of
 
 
 @pytest.fixture
@@ -36,6 +38,9 @@ def test_a_read_only_key_reads(reader, two_users):
     ]
     assert [r.status_code for r in reads] == [200] * len(reads), [r.text for r in reads if r.status_code != 200]
     assert "Alice is allergic" in reads[4].text
+    # The tools it is offered are those it may call.
+    offered = {t["function"]["name"] for t in reader.get("/api/v1/tools/").json()["tools"]}
+    assert offered == set(TOOLS) - CHANGES and "memory_search" in offered
 
 
 def test_a_read_only_key_writes_nothing(reader, two_users):
@@ -73,6 +78,12 @@ def test_a_read_only_key_of_one_user_reads_only_theirs(api, two_users):
 
 def test_mcp_and_the_proxy_with_a_read_only_key(asgi_server, bot, two_users, fake_llm):
     _, plain = bot.issue_key(read_only=True)
+
+    async def listed():
+        async with connect(asgi_server.url, plain) as client:
+            return {tool.name for tool in (await client.list_tools()).tools}
+
+    assert anyio.run(listed) == set(TOOLS) - CHANGES
     found = result_of(call(asgi_server.url, plain, "memory_search", {"query": "shellfish"}, user="alice"))
     assert "Alice is allergic" in str(found)
     refused = call(asgi_server.url, plain, "memory_add", {"text": "Alice hates Mondays."}, user="alice")
