@@ -323,7 +323,7 @@ def _earlier_statements(kb: KnowledgeBase, end_user_id: int | None, memory: Memo
     )
     if new.speaker:  # "Alice: I live…" or "Alice lives…"
         candidates = candidates.filter(text__istartswith=new.speaker)
-    return list(candidates.only("id", "text", "valid_from").order_by("id")[:200])
+    return list(candidates.only("id", "text", "valid_from").order_by("-id")[:200])  # the latest first
 
 
 def _any_word(words: set[str]) -> SearchQuery:
