@@ -48,15 +48,20 @@ def named_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[tuple[Mem
     return len(retired)
 
 
-def _retire(old, by: Memory, now) -> int:
+def _retire(old, by: Memory, now, reason: str = SUPERSEDED) -> int:
     """Retire ``old`` (a queryset of one) if live: replaced by ``by``, its valid time ending where ``by``'s begins."""
     return old.filter(retired_at__isnull=True).update(
         retired_at=now,
         valid_to=Greatest(F("valid_from"), Value(by.valid_from or now)),
         superseded_by=by,
-        retired_reason=SUPERSEDED,
+        retired_reason=reason[:200],
         updated_at=now,
     )
+
+
+def restated(stated: Statement) -> str:
+    """The reason a restated fact is retired with, naming what was restated (an operator sees why)."""
+    return f"{SUPERSEDED} (restated: {', '.join(sorted(stated.slots))})"
 
 
 # --- Restated ---------------------------------------------------------------------------------------------------
@@ -287,7 +292,7 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     """Each new memory (in order) against the same owner's live extracted facts about the same person stating the
     same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
     other. Returns how many were retired."""
-    retired: list[int] = []
+    retired: dict[int, str] = {}  # id -> reason
     for memory in memories:
         if memory.quarantined or memory.pk in retired:
             continue
@@ -297,13 +302,14 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
         for old_memory in _earlier_statements(kb, end_user_id, memory, new):
             old = statement(old_memory.text)
             if contradicts(old, new) and _later_or_same(memory, old_memory):
-                if _retire(Memory.objects.filter(pk=old_memory.pk), memory, now):
-                    retired.append(old_memory.pk)
+                if _retire(Memory.objects.filter(pk=old_memory.pk), memory, now, restated(old)):
+                    retired[old_memory.pk] = restated(old)
             elif contradicts(new, old) and not _later_or_same(memory, old_memory):
-                if _retire(Memory.objects.filter(pk=memory.pk), old_memory, now):
-                    retired.append(memory.pk)
+                if _retire(Memory.objects.filter(pk=memory.pk), old_memory, now, restated(new)):
+                    retired[memory.pk] = restated(new)
                 break
-    retirement_follow(retired, reason=SUPERSEDED, at=now)
+    for reason in set(retired.values()):
+        retirement_follow([pk for pk, why in retired.items() if why == reason], reason=reason, at=now)
     return len(retired)
 
 

@@ -36,7 +36,8 @@ def test_a_restated_home_retires_the_old_one_dated_and_linked(api, kb):
     berlin = Memory.objects.get(text="Alice: I live in Berlin.")
     munich = Memory.objects.get(text="Alice: I moved to Munich last month!")
     assert berlin.retired_at is not None and berlin.superseded_by == munich
-    assert berlin.retired_reason == SUPERSEDED and berlin.valid_to == datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
+    assert berlin.retired_reason == f"{SUPERSEDED} (restated: residence)"
+    assert berlin.valid_to == datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
     assert munich.retired_at is None
     assert JobRun.objects.order_by("id").last().facts_superseded == 1
     context = api.get("/api/v1/context/", params={"query": "Where does Alice live?"}).json()["context"]
