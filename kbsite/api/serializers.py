@@ -1,4 +1,4 @@
-"""Serializers of the base app's own API: job runs, the keys of end users."""
+"""Serializers of the base app's own API: job runs, the bot's keys and those of its end users."""
 
 from __future__ import annotations
 
@@ -51,6 +51,19 @@ class EndUserKeySerializer(serializers.ModelSerializer):
     class Meta:
         model = ApiKey
         fields = ["id", "user_id", "name", "read_only", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
+        read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
+        extra_kwargs = {"name": {"required": False, "max_length": 100}}
+
+    def get_key(self, obj) -> str | None:
+        return self.context.get("plain_key")
+
+
+class BotKeySerializer(serializers.ModelSerializer):
+    key = serializers.SerializerMethodField(help_text="The key itself: in the answer that issues it, and never again.")
+
+    class Meta:
+        model = ApiKey
+        fields = ["id", "name", "read_only", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
         read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
         extra_kwargs = {"name": {"required": False, "max_length": 100}}
 

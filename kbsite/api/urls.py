@@ -1,4 +1,4 @@
-"""Routes of the base app's own API: job runs, the keys of end users."""
+"""Routes of the base app's own API: job runs, the bot's keys and those of its end users."""
 
 from rest_framework.routers import SimpleRouter
 
@@ -7,6 +7,7 @@ from kbsite.models import USER_ID_RE
 
 router = SimpleRouter()  # the API root is the memory router's
 router.register("jobs", views.JobRunViewSet, basename="job")
+router.register("keys", views.BotKeyViewSet, basename="key")
 router.register(rf"users/(?P<user_id>{USER_ID_RE.strip('^$')})/keys", views.EndUserKeyViewSet, basename="end-user-key")
 
 urlpatterns = router.urls

@@ -1,4 +1,5 @@
-"""The base app's own API: the calling bot's job runs (and retrying a failed one), and the keys of its end users."""
+"""The base app's own API: the calling bot's job runs (and retrying a failed one), its keys and those of its end
+users."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from kbsite.api.serializers import EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer
+from kbsite.api.serializers import BotKeySerializer, EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer
 from kbsite.jobs import job_retry
 from kbsite.models import ApiKey, EndUser, JobRun
 
@@ -86,6 +87,32 @@ class EndUserKeyViewSet(
         )
         data = EndUserKeySerializer(key, context={"plain_key": plain}).data
         return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        if instance.revoked_at is None:
+            instance.revoke()
+
+
+class BotKeyViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """The bot's own keys (not its end users'), to rotate them without the admin: POST issues a new one (shown in
+    that answer only; ``read_only`` for one that writes nothing), DELETE revokes one, this very key too."""
+
+    serializer_class = BotKeySerializer
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiKey.objects.none()
+        return ApiKey.objects.filter(bot=self.request.user, end_user__isnull=True).order_by("-created_at", "-id")
+
+    def create(self, request):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        key, plain = request.user.issue_key(
+            name=serializer.validated_data.get("name") or "issued by API",
+            read_only=serializer.validated_data.get("read_only", False),
+        )
+        return Response(BotKeySerializer(key, context={"plain_key": plain}).data, status=status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance):
         if instance.revoked_at is None:
