@@ -44,21 +44,9 @@ class JobRetriedSerializer(serializers.Serializer):
     job = JobRunSerializer(help_text="The run that takes its input up.")
 
 
-class EndUserKeySerializer(serializers.ModelSerializer):
-    user_id = serializers.CharField(source="end_user.external_id", read_only=True)
-    key = serializers.SerializerMethodField(help_text="The key itself: in the answer that issues it, and never again.")
+class KeySerializer(serializers.ModelSerializer):
+    """A bot's key: never the key itself, except in the answer that issues it."""
 
-    class Meta:
-        model = ApiKey
-        fields = ["id", "user_id", "name", "read_only", "prefix", "key", "created_at", "last_used_at", "revoked_at"]
-        read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
-        extra_kwargs = {"name": {"required": False, "max_length": 100}}
-
-    def get_key(self, obj) -> str | None:
-        return self.context.get("plain_key")
-
-
-class BotKeySerializer(serializers.ModelSerializer):
     key = serializers.SerializerMethodField(help_text="The key itself: in the answer that issues it, and never again.")
 
     class Meta:
@@ -69,3 +57,12 @@ class BotKeySerializer(serializers.ModelSerializer):
 
     def get_key(self, obj) -> str | None:
         return self.context.get("plain_key")
+
+
+class EndUserKeySerializer(KeySerializer):
+    """A key of one end user."""
+
+    user_id = serializers.CharField(source="end_user.external_id", read_only=True)
+
+    class Meta(KeySerializer.Meta):
+        fields = ["id", "user_id", *KeySerializer.Meta.fields[1:]]

@@ -9,7 +9,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from kbsite.api.serializers import BotKeySerializer, EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer
+from kbsite.api.serializers import EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer, KeySerializer
 from kbsite.jobs import job_retry
 from kbsite.models import ApiKey, EndUser, JobRun
 
@@ -56,16 +56,51 @@ class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response({"retried": job.pk, "job": JobRunSerializer(new).data}, status=status.HTTP_202_ACCEPTED)
 
 
-class EndUserKeyViewSet(
-    mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
-):
+class _KeyViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """Keys of the calling bot: POST issues one (the key itself is in that answer only; ``read_only`` for one that
+    writes nothing), DELETE revokes one."""
+
+    lookup_value_regex = "[0-9]+"
+    default_name = "issued by API"
+
+    def owner(self) -> EndUser | None:
+        """The end user a new key acts as (None: a key of the whole bot)."""
+        return None
+
+    def create(self, request, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        key, plain = request.user.issue_key(
+            name=serializer.validated_data.get("name") or self.default_name,
+            end_user=self.owner(),
+            read_only=serializer.validated_data.get("read_only", False),
+        )
+        data = self.get_serializer_class()(key, context={"plain_key": plain}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        if instance.revoked_at is None:
+            instance.revoke()
+
+
+class BotKeyViewSet(_KeyViewSet):
+    """The bot's own keys (not its end users'), to rotate them without the admin; a key may revoke itself."""
+
+    serializer_class = KeySerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiKey.objects.none()
+        return ApiKey.objects.filter(bot=self.request.user, end_user__isnull=True).order_by("-created_at", "-id")
+
+
+class EndUserKeyViewSet(_KeyViewSet):
     """Keys of one end user, for a client of that user's own (an app, an MCP client on their machine): such a key
     acts as that user and only as them (recall, context, ask, tools, posting turns and text, their own export
-    and erasure), and goes with them when they are erased. Issued by a key of the bot: the key itself is in the
-    answer that issues it, and never again; DELETE revokes it."""
+    and erasure), and goes with them when they are erased. Issued by a key of the bot."""
 
     serializer_class = EndUserKeySerializer
-    lookup_value_regex = "[0-9]+"
+    default_name = "end user"
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
@@ -76,44 +111,5 @@ class EndUserKeyViewSet(
             .order_by("-created_at", "-id")
         )
 
-    def create(self, request, user_id=None):
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        end_user = EndUser.objects.seen(request.user, user_id)
-        key, plain = request.user.issue_key(
-            name=serializer.validated_data.get("name") or "end user",
-            end_user=end_user,
-            read_only=serializer.validated_data.get("read_only", False),
-        )
-        data = EndUserKeySerializer(key, context={"plain_key": plain}).data
-        return Response(data, status=status.HTTP_201_CREATED)
-
-    def perform_destroy(self, instance):
-        if instance.revoked_at is None:
-            instance.revoke()
-
-
-class BotKeyViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
-    """The bot's own keys (not its end users'), to rotate them without the admin: POST issues a new one (shown in
-    that answer only; ``read_only`` for one that writes nothing), DELETE revokes one, this very key too."""
-
-    serializer_class = BotKeySerializer
-    lookup_value_regex = "[0-9]+"
-
-    def get_queryset(self):
-        if getattr(self, "swagger_fake_view", False):
-            return ApiKey.objects.none()
-        return ApiKey.objects.filter(bot=self.request.user, end_user__isnull=True).order_by("-created_at", "-id")
-
-    def create(self, request):
-        serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        key, plain = request.user.issue_key(
-            name=serializer.validated_data.get("name") or "issued by API",
-            read_only=serializer.validated_data.get("read_only", False),
-        )
-        return Response(BotKeySerializer(key, context={"plain_key": plain}).data, status=status.HTTP_201_CREATED)
-
-    def perform_destroy(self, instance):
-        if instance.revoked_at is None:
-            instance.revoke()
+    def owner(self) -> EndUser:
+        return EndUser.objects.seen(self.request.user, self.kwargs["user_id"])
