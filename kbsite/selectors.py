@@ -10,7 +10,7 @@ import functools
 
 from django.db import connection, models
 
-from kbsite.models import ApiKey, Bot, KnowledgeBase
+from kbsite.models import ApiKey, Bot, EndUser, KnowledgeBase
 
 
 def _columns(model: type[models.Model], alias: str) -> str:
@@ -24,22 +24,27 @@ def _instance(model: type[models.Model], values) -> models.Model:
 @functools.cache
 def _key_sql() -> str:
     return (
-        f"SELECT {_columns(ApiKey, 'k')}, {_columns(Bot, 'b')} FROM {ApiKey._meta.db_table} k "
-        f"JOIN {Bot._meta.db_table} b ON b.id = k.bot_id "
+        f"SELECT {_columns(ApiKey, 'k')}, {_columns(Bot, 'b')}, {_columns(EndUser, 'u')} "
+        f"FROM {ApiKey._meta.db_table} k JOIN {Bot._meta.db_table} b ON b.id = k.bot_id "
+        f"LEFT JOIN {EndUser._meta.db_table} u ON u.id = k.end_user_id "
         "WHERE k.hashed_key = %s AND k.revoked_at IS NULL AND b.is_active LIMIT 1"
     )
 
 
 def key_active(hashed_key: str) -> ApiKey | None:
-    """The active key (of an active bot) with this hash, its bot loaded; None for none."""
+    """The active key (of an active bot) with this hash, its bot and its end user (if it is one's) loaded; None for
+    none."""
     with connection.cursor() as cursor:
         cursor.execute(_key_sql(), [hashed_key])
         row = cursor.fetchone()
     if row is None:
         return None
     split = len(ApiKey._meta.concrete_fields)
+    bot_end = split + len(Bot._meta.concrete_fields)
     key = _instance(ApiKey, row[:split])
-    key.bot = _instance(Bot, row[split:])
+    key.bot = _instance(Bot, row[split:bot_end])
+    if key.end_user_id is not None:
+        key.end_user = _instance(EndUser, row[bot_end:])
     return key
 
 

@@ -7,7 +7,6 @@ from datetime import timedelta
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
-from rest_framework.exceptions import PermissionDenied
 
 from kbsite.models import ApiKey
 from kbsite.selectors import key_active
@@ -74,22 +73,38 @@ class EndUserKeyScope(permissions.BasePermission):
         key = request.auth
         if not isinstance(key, ApiKey) or key.end_user_id is None:
             return True
-        own = key.end_user.external_id
         action = getattr(view, "action", None) or request.method.lower()
         if action not in getattr(view, "end_user_actions", ()):
-            raise PermissionDenied(
-                f"This key is end user {own!r}'s: it can recall, read the context, ask, call the tools, post turns "
-                "and text, and export or erase its own user; not this. Use a key of the bot."
+            raise exceptions.PermissionDenied(
+                f"This key is end user {key.end_user.external_id!r}'s: it can recall, read the context, ask, call the "
+                "tools, post turns and text, and export or erase its own user; not this. Use a key of the bot."
             )
         if "user_id" in view.kwargs:  # /users/{user_id}/…
             named = view.kwargs["user_id"]
         else:
             named = (request.data if request.method == "POST" else request.query_params).get("user_id")
-        if named not in (None, "", own):
-            raise PermissionDenied(f"This key is end user {own!r}'s: it cannot act for {named!r}.")
+        try:
+            own = acting_for(key, named)
+        except NotTheKeysUser as exc:
+            raise exceptions.PermissionDenied(str(exc)) from exc
         if "user_id" not in view.kwargs:
             end_user_name(request, own)
         return True
+
+
+class NotTheKeysUser(ValueError):
+    """A request with a key of one end user names another user."""
+
+
+def acting_for(key: ApiKey, named: str | None) -> str | None:
+    """The end user a request acts for, on every surface (the API, MCP, the chat proxy): with a key of one end user,
+    that user, whether named or not (naming another raises :class:`NotTheKeysUser`); else the one named, if any."""
+    if key.end_user_id is None:
+        return named or None
+    own = key.end_user.external_id
+    if named not in (None, "", own):
+        raise NotTheKeysUser(f"This key is end user {own!r}'s: it cannot act for {named!r}.")
+    return own
 
 
 class ReadOnlyKeyScope(permissions.BasePermission):
@@ -102,7 +117,9 @@ class ReadOnlyKeyScope(permissions.BasePermission):
             return True
         action = getattr(view, "action", None) or request.method.lower()
         if action not in getattr(view, "read_actions", ()):
-            raise PermissionDenied("This key reads only: it can list, recall, read the context, ask and search.")
+            raise exceptions.PermissionDenied(
+                "This key reads only: it can list, recall, read the context, ask and search."
+            )
         return True
 
 

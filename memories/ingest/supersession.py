@@ -301,12 +301,17 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
             continue
         for old_memory in _earlier_statements(kb, end_user_id, memory, new):
             old = statement(old_memory.text)
-            if contradicts(old, new) and _later_or_same(memory, old_memory):
-                if _retire(Memory.objects.filter(pk=old_memory.pk), memory, now, restated(old)):
-                    retired[old_memory.pk] = restated(old)
-            elif contradicts(new, old) and not _later_or_same(memory, old_memory):
-                if _retire(Memory.objects.filter(pk=memory.pk), old_memory, now, restated(new)):
-                    retired[memory.pk] = restated(new)
+            later = _later_or_same(memory, old_memory)
+            # Of two contradicting statements, the one valid earlier goes, replaced by the other.
+            if later and contradicts(old, new):
+                gone, by, why = old_memory, memory, restated(old)
+            elif not later and contradicts(new, old):
+                gone, by, why = memory, old_memory, restated(new)
+            else:
+                continue
+            if _retire(Memory.objects.filter(pk=gone.pk), by, now, why):
+                retired[gone.pk] = why
+            if gone is memory:
                 break
     for reason in set(retired.values()):
         retirement_follow([pk for pk, why in retired.items() if why == reason], reason=reason, at=now)

@@ -8,7 +8,7 @@ import re
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from kbsite.api.authentication import bearer_key, key_authenticate
+from kbsite.api.authentication import NotTheKeysUser, acting_for, bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
 from kbsite.models import USER_ID_RE
 from memories.mcp.server import server
@@ -44,11 +44,10 @@ class Gate:
         user_id = headers.get("x-user-id") or None
         if user_id is not None and not re.fullmatch(USER_ID_RE, user_id):
             return await _refuse(send, 400, f"X-User-Id must be a user_id ({USER_ID_RE}), not {user_id!r}.")
-        if key.end_user_id:  # a key of one end user acts as them, and only as them
-            own = await in_thread(lambda: key.end_user.external_id)
-            if user_id not in (None, own):
-                return await _refuse(send, 403, f"This key is end user {own!r}'s: it cannot act for {user_id!r}.")
-            user_id = own
+        try:
+            user_id = acting_for(key, user_id)  # a key of one end user acts as them, and only as them
+        except NotTheKeysUser as exc:
+            return await _refuse(send, 403, str(exc))
         state = {
             **scope.get("state", {}),
             "kbsite_bot": key.bot,

@@ -77,10 +77,7 @@ async def _relay(request, api: str):
                 code="permission_denied",
             )
         bot = key.bot
-        acting_for = await in_thread(lambda: key.end_user.external_id) if key.end_user_id else None
-        chat = read(
-            await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), acting_for=acting_for
-        )
+        chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), key=key)
         kb = await in_thread(_recording_kb, bot, chat.kb_name)
         body, note = await in_thread(_with_memory, bot, chat, api)
         if chat.stream:
