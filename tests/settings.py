@@ -1,7 +1,13 @@
 """The product's settings for the test run, after starting (or reusing) the embedded database as a process does."""
 
+import os
+
 from kbsite import boot
 
 boot.prepare()
 
 from kbsite.settings import *  # noqa: E402, F403
+
+# Two test runs at once on one server (a developer's quick loop beside a full run) each take a database of their own.
+if os.environ.get("KBSITE_TEST_DB"):
+    DATABASES["default"]["TEST"] = {"NAME": os.environ["KBSITE_TEST_DB"]}  # noqa: F405
