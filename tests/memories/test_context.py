@@ -18,7 +18,9 @@ def _context(api, query: str, **params) -> dict:
 
 def test_the_profile_is_always_at_the_top_and_stays_current(api, kb, bot, settings):
     alice = EndUser.objects.create(bot=bot, external_id="alice")
-    allergy = MemoryFactory(kb=kb, end_user=alice, text="Alice is allergic to shellfish.", kind="user_profile")
+    allergy = MemoryFactory(
+        kb=kb, end_user=alice, text="Alice is allergic to shellfish.", kind="user_profile", importance=0.9
+    )
     diet = MemoryFactory(kb=kb, end_user=alice, text="Alice prefers vegetarian dishes.", kind="preference")
     MemoryFactory(kb=kb, end_user=alice, text="Alice's sister visited Lisbon in May.", kind="event")
     MemoryFactory(kb=kb, text="Bob is allergic to nuts.", kind="user_profile")  # shared, not Alice's profile
@@ -30,10 +32,9 @@ def test_the_profile_is_always_at_the_top_and_stays_current(api, kb, bot, settin
     assert f"[memory {allergy.pk}]" in text and f"[memory {diet.pk}]" in text
     assert text.index("### About this user") < text.index("Alice is allergic")
     assert "Lisbon" not in text and "Bob" not in text
-    assert [h["id"] for h in body["profile"]] == [allergy.pk, diet.pk] or {h["id"] for h in body["profile"]} == {
-        allergy.pk,
-        diet.pk,
-    }
+    # The most important first, though the diet is the newer.
+    assert [h["id"] for h in body["profile"]] == [allergy.pk, diet.pk]
+    assert text.index("Alice is allergic") < text.index("Alice prefers vegetarian")
     # No end user, no profile.
     assert "About this user" not in _context(api, "what should I cook tonight?")["context"]
 
