@@ -196,7 +196,10 @@ def test_a_staff_user_with_no_bot_sees_no_bot_data(two_bots):
     client = Client()
     client.force_login(user)
     for model in (Memory, KnowledgeBase, Bot):
-        text = client.get(url(model, "changelist")).content.decode()
+        response = client.get(url(model, "changelist"))
+        assert response.status_code == 200, (model, response.status_code)
+        text = response.content.decode()
+        assert f"0 {model._meta.verbose_name_plural}" in text, model  # the list itself, empty
         assert "alpha" not in text and "bravo" not in text
 
 

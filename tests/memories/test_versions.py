@@ -111,7 +111,7 @@ def test_an_edit_in_the_admin_is_a_new_version_and_the_page_shows_the_history(ad
     assert "Alice plays chess." in html and "(edited)" in html  # the old wording, in the history
 
 
-def test_a_bot_corrects_and_forgets_its_users_memory_and_no_one_elses(api, kb, other_api):
+def test_a_bot_corrects_and_forgets_its_users_memory_and_no_one_elses(api, kb, other_api, other_kb):
     alice = _tool(api, "memory_add", user_id="alice", text="Alice is vegetarian.").json()["result"]
     bob = _tool(api, "memory_add", user_id="bob", text="Bob is vegan.").json()["result"]
     shared = _tool(api, "memory_add", text="The canteen opens at noon.").json()["result"]
@@ -126,7 +126,10 @@ def test_a_bot_corrects_and_forgets_its_users_memory_and_no_one_elses(api, kb, o
     for user_id, memory_id in (("alice", bob["id"]), ("alice", shared["id"]), ("alice", alice["id"])):
         response = _tool(api, "memory_forget", user_id=user_id, id=memory_id, reason="wrong")
         assert response.status_code == 404, (user_id, memory_id)
-    assert _tool(other_api, "memory_forget", id=shared["id"], reason="x").status_code in (404, 409)
+    # Another bot (with a KB of its own, so that the tool runs) does not find this bot's memory.
+    refused = _tool(other_api, "memory_forget", id=shared["id"], reason="x")
+    assert refused.status_code == 404 and "no live memory" in refused.json()["detail"], refused.text
+    assert Memory.objects.get(pk=shared["id"]).is_live
 
     forgotten = _tool(api, "memory_forget", user_id="alice", id=result["id"], reason="she eats meat again")
     assert forgotten.status_code == 200, forgotten.text
