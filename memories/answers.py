@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kbsite.ai import llm
+from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.extraction import SENTENCE, content_words
-from memories.recall import Hit, recall
+from memories.recall import Hit, RecallQuery, recall
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the
@@ -48,10 +49,12 @@ def kb_ask(
     k: int = 8,
     budget_chars: int = 4000,
     session_id: str | None = None,
-    end_user_id: int | None = None,
+    caller: Caller,
 ) -> Answer:
-    """An answer from the memories the end user may see (their own and the shared ones), citing them."""
-    hits = recall(kbs=[kb], query=question, k=k, budget_chars=budget_chars, end_user_id=end_user_id)
+    """An answer from the memories the caller's end user may see (their own and the shared ones), citing them."""
+    hits = recall(
+        RecallQuery(kbs=(kb,), text=question, k=k, budget_chars=budget_chars, end_user_id=caller.end_user_id)
+    )
     given = {h.id for h in hits if h.type == "memory"}
     if not llm.is_configured() or not given:
         answer, citations = _extractive(question, hits)

@@ -16,11 +16,11 @@ from kbsite.ai import llm
 from kbsite.ai.fulltext import FTS_CONFIG, text_query
 from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
-from kbsite.models import Bot, KnowledgeBase
+from kbsite.caller import Caller
 from knowledge.search import chunks_search
 from memories.extraction import content_words
 from memories.models import Insight, Memory
-from memories.recall import Hit, query_embedding, recall
+from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.hits import hit_rows, memory_hit, sources_attach
 
 HEADER = (
@@ -59,11 +59,10 @@ def relevant(signals: list[str], similarity: float | None) -> bool:
 
 def context_build(
     *,
-    bot: Bot,
+    caller: Caller,
     query: str,
     session_id: str | None = None,
     budget_chars: int | None = None,
-    end_user_id: int | None = None,
 ) -> Context:
     """The end user's profile, then the memories, recent insights and document snippets relevant to ``query``,
     each with its id, under ``budget_chars`` (default CONTEXT_CHARS): the end user's own and the shared ones
@@ -75,7 +74,8 @@ def context_build(
     repeated: the earlier one lists both sources.
     """
     budget_chars = budget_chars or settings.CONTEXT_CHARS
-    kbs = list(KnowledgeBase.objects.for_bot(bot).always_on())
+    end_user_id = caller.end_user_id
+    kbs = list(caller.kbs().always_on())
     if not kbs:
         return Context(text="", kbs=[])
     kb_names = {kb.pk: kb.name for kb in kbs}
@@ -87,12 +87,14 @@ def context_build(
     insight_budget = min(int(budget_chars * INSIGHT_SHARE), budget_chars - memory_budget - _size(profile))
     # One search for both: the memories and the insights, each packed under its own share of the budget.
     hits = recall(
-        kbs=kbs,
-        query=query,
-        limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
-        query_vector=embedding,
-        supplements=False,
-        end_user_id=end_user_id,
+        RecallQuery(
+            kbs=tuple(kbs),
+            text=query,
+            limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
+            query_vector=embedding,
+            supplements=False,
+            end_user_id=end_user_id,
+        )
     )
     vector = as_vectors([embedding.result()])[0]
     in_profile = {h.id for h in profile}

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from jsonschema import Draft202012Validator
 
-from kbsite.models import Bot, EndUser, KnowledgeBase
+from kbsite.caller import Caller
+from kbsite.models import Bot, KnowledgeBase
 from kbsite.text import UnstorableText, text_check
 from knowledge import files, services
 from knowledge.models import Document
@@ -33,18 +34,6 @@ class ToolError(Exception):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who a tool runs for: the bot, and the end user it is serving (None: shared knowledge only)."""
-
-    bot: Bot
-    end_user: EndUser | None = None
-
-    @property
-    def end_user_id(self) -> int | None:
-        return self.end_user.pk if self.end_user else None
 
 
 @dataclass(frozen=True)
@@ -211,11 +200,13 @@ def _search_knowledge_base(caller, kbs, args):
 
 def _memory_search(caller, kbs, args):
     hits = recall.recall(
-        kbs=_scope(kbs, args),
-        query=args["query"],
-        k=args.get("limit", 5),
-        end_user_id=caller.end_user_id,
-        metadata=args.get("metadata"),
+        recall.RecallQuery(
+            kbs=tuple(_scope(kbs, args)),
+            text=args["query"],
+            k=args.get("limit", 5),
+            end_user_id=caller.end_user_id,
+            metadata=args.get("metadata"),
+        )
     )
     return {
         "results": [
@@ -400,22 +391,23 @@ WRITES = {"knowledge_write", "memory_add"}  # tools that may name a new end user
 CHANGES = WRITES | {"memory_update", "memory_forget"}  # tools a read-only key may not call
 
 
-def tools_definitions(*, bot: Bot, read_only: bool = False) -> list[dict]:
-    """The tools' function definitions for ``bot`` (its KBs named in them); for a read-only key, the reading ones."""
-    names = [kb.name for kb in _kbs(bot)]
-    return [tool.definition(names) for tool in TOOLS.values() if not (read_only and tool.name in CHANGES)]
+def tools_definitions(*, caller: Caller) -> list[dict]:
+    """The tools' function definitions for the caller's bot (its KBs named in them); for a read-only key, the
+    reading ones."""
+    names = [kb.name for kb in _kbs(caller.bot)]
+    return [tool.definition(names) for tool in TOOLS.values() if not (caller.read_only and tool.name in CHANGES)]
 
 
-def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = None, read_only: bool = False) -> dict:
-    """Validate ``arguments`` against the tool's schema and run it within the bot's knowledge bases, for the end
-    user ``user_id`` (their own and the shared rows; None: the shared ones only). With ``read_only`` (the caller's
-    key reads only) a tool that changes anything is refused (403)."""
+def tool_execute(*, caller: Caller, name: str, arguments: dict) -> dict:
+    """Validate ``arguments`` against the tool's schema and run it within the caller's bot's knowledge bases, for
+    its end user (their own and the shared rows; none: the shared ones only). A read-only caller's call of a tool
+    that changes anything is refused (403)."""
     tool = TOOLS.get(name)
     if tool is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(TOOLS)}", status=404)
-    if read_only and name in CHANGES:
+    if caller.read_only and name in CHANGES:
         raise ToolError(f"this key reads only: {name} changes memory or knowledge", status=403)
-    kbs = _kbs(bot)
+    kbs = _kbs(caller.bot)
     if not kbs:
         raise ToolError("this bot has no active knowledge base; create one first", status=409)
     try:
@@ -429,6 +421,6 @@ def tool_execute(*, bot: Bot, name: str, arguments: dict, user_id: str | None = 
             "invalid arguments: "
             + "; ".join(f"{'/'.join(map(str, e.absolute_path)) or '(arguments)'}: {e.message}" for e in errors[:5])
         )
-    # A write names the user into existence; a read of a user who holds nothing yet sees the shared rows.
-    end_user = EndUser.objects.seen(bot, user_id) if name in WRITES else EndUser.objects.named(bot, user_id)
-    return tool.run(Caller(bot, end_user), kbs, arguments)
+    if name in WRITES and caller.user_id and caller.end_user is None:
+        caller = caller.writing_for(caller.user_id)  # a write names the user into existence
+    return tool.run(caller, kbs, arguments)

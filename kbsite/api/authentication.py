@@ -8,6 +8,7 @@ from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
+from kbsite.caller import Caller, NotTheKeysUser
 from kbsite.models import ApiKey
 from kbsite.selectors import key_active
 
@@ -34,7 +35,8 @@ def key_authenticate(plain: str) -> ApiKey | None:
 
 
 class BotKeyAuthentication(authentication.BaseAuthentication):
-    """``Authorization: Bearer <api key>``; sets ``request.user`` to the Bot and ``request.auth`` to the key."""
+    """``Authorization: Bearer <api key>``; sets ``request.user`` to the Bot and ``request.auth`` to the
+    :class:`~kbsite.caller.Caller` the key makes (its bot, its end user for a key of one, read-only or not)."""
 
     keyword = "Bearer"
 
@@ -48,7 +50,7 @@ class BotKeyAuthentication(authentication.BaseAuthentication):
         key = key_authenticate(plain)
         if key is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked API key.")
-        return key.bot, key
+        return key.bot, Caller.of_key(key)
 
     def authenticate_header(self, request):
         # Makes DRF answer 401 (with WWW-Authenticate) rather than 403.
@@ -61,50 +63,42 @@ class IsBot(permissions.BasePermission):
     message = "Authentication required: send 'Authorization: Bearer <api key>'."
 
     def has_permission(self, request, view):
-        return isinstance(request.auth, ApiKey)
+        return isinstance(request.auth, Caller)
+
+
+def request_user_id(request, view) -> str | None:
+    """The end user a request names: in its path (``/users/{user_id}/…``), else ``user_id`` in a POST's JSON body
+    or the query. Read, never written back."""
+    if "user_id" in view.kwargs:
+        return view.kwargs["user_id"]
+    data = request.data if request.method == "POST" else request.query_params
+    if not isinstance(data, dict) and not hasattr(data, "get"):
+        raise exceptions.ParseError("Send a JSON object.")
+    named = data.get("user_id")
+    return named if isinstance(named, str) else None
 
 
 class EndUserKeyScope(permissions.BasePermission):
     """A key of one end user acts as that user, and only as them, and only where a view allows it (the view's
     ``end_user_actions``: its actions, or for a plain view its methods). A request that names no user is that
-    user's; one that names another is refused (403), as is every other endpoint."""
+    user's (the view asks ``request.auth.acting_for``); one that names another is refused (403), as is every other
+    endpoint."""
 
     def has_permission(self, request, view):
-        key = request.auth
-        if not isinstance(key, ApiKey) or key.end_user_id is None:
+        caller = request.auth
+        if not isinstance(caller, Caller) or not caller.end_user_key:
             return True
         action = getattr(view, "action", None) or request.method.lower()
         if action not in getattr(view, "end_user_actions", ()):
             raise exceptions.PermissionDenied(
-                f"This key is end user {key.end_user.external_id!r}'s: it can recall, read the context, ask, call the "
+                f"This key is end user {caller.user_id!r}'s: it can recall, read the context, ask, call the "
                 "tools, post turns and text, and export or erase its own user; not this. Use a key of the bot."
             )
-        if "user_id" in view.kwargs:  # /users/{user_id}/…
-            named = view.kwargs["user_id"]
-        else:
-            named = (request.data if request.method == "POST" else request.query_params).get("user_id")
         try:
-            own = acting_for(key, named)
+            caller.named_check(request_user_id(request, view))
         except NotTheKeysUser as exc:
             raise exceptions.PermissionDenied(str(exc)) from exc
-        if "user_id" not in view.kwargs:
-            end_user_name(request, own)
         return True
-
-
-class NotTheKeysUser(ValueError):
-    """A request with a key of one end user names another user."""
-
-
-def acting_for(key: ApiKey, named: str | None) -> str | None:
-    """The end user a request acts for, on every surface (the API, MCP, the chat proxy): with a key of one end user,
-    that user, whether named or not (naming another raises :class:`NotTheKeysUser`); else the one named, if any."""
-    if key.end_user_id is None:
-        return named or None
-    own = key.end_user.external_id
-    if named not in (None, "", own):
-        raise NotTheKeysUser(f"This key is end user {own!r}'s: it cannot act for {named!r}.")
-    return own
 
 
 class ReadOnlyKeyScope(permissions.BasePermission):
@@ -112,8 +106,8 @@ class ReadOnlyKeyScope(permissions.BasePermission):
     a search, a tool call, which refuses the tools that change anything)."""
 
     def has_permission(self, request, view):
-        key = request.auth
-        if not isinstance(key, ApiKey) or not key.read_only or request.method in permissions.SAFE_METHODS:
+        caller = request.auth
+        if not isinstance(caller, Caller) or not caller.read_only or request.method in permissions.SAFE_METHODS:
             return True
         action = getattr(view, "action", None) or request.method.lower()
         if action not in getattr(view, "read_actions", ()):
@@ -123,22 +117,16 @@ class ReadOnlyKeyScope(permissions.BasePermission):
         return True
 
 
-def end_user_name(request, user_id: str) -> None:
-    """Name ``user_id`` in the request, as its client could have (in the JSON body of a POST, else the query)."""
-    if request.method == "POST":
-        data = request.data
-        if not isinstance(data, dict):
-            raise exceptions.ParseError("Send a JSON object.")
-        mutable = getattr(data, "_mutable", None)
-        if mutable is not None:
-            data._mutable = True
-        data["user_id"] = user_id
-        if mutable is not None:
-            data._mutable = mutable
-        return
-    query = request._request.GET.copy()
-    query["user_id"] = user_id
-    request._request.GET = query
+def caller_for(request, data: dict) -> Caller:
+    """The request's caller serving the end user its parameters name (``user_id`` popped from ``data``), for a
+    read."""
+    return request.auth.acting_for(data.pop("user_id", None))
+
+
+def caller_writing(request, data: dict) -> Caller:
+    """The request's caller serving the end user its parameters name (``user_id`` popped from ``data``), for a
+    write: the user is made when first named."""
+    return request.auth.writing_for(data.pop("user_id", None))
 
 
 class BotKeyScheme(OpenApiAuthenticationExtension):

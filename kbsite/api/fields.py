@@ -6,7 +6,7 @@ import json
 
 from rest_framework import serializers
 
-from kbsite.models import EndUser, user_id_validator
+from kbsite.models import user_id_validator
 
 
 class UserIdField(serializers.CharField):
@@ -45,13 +45,3 @@ class MetadataField(serializers.JSONField):
     def to_internal_value(self, data):
         return metadata_check(super().to_internal_value(data))
 
-
-def end_user_named(bot, data: dict) -> EndUser | None:
-    """The end user a read request names (``user_id`` popped from ``data``); None when none is named or the user
-    holds nothing yet, which sees the shared rows only."""
-    return EndUser.objects.named(bot, data.pop("user_id", None))
-
-
-def end_user_seen(bot, data: dict) -> EndUser | None:
-    """The end user a write request names (``user_id`` popped from ``data``), created when first named."""
-    return EndUser.objects.seen(bot, data.pop("user_id", None))

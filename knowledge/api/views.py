@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
-from kbsite.api.fields import end_user_named, end_user_seen
+from kbsite.api.authentication import caller_for, caller_writing
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
 from knowledge import files, services
 from knowledge.api.serializers import (
@@ -84,7 +84,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
                 params = DocumentUploadSerializer(data={**request.data.dict(), "file": request.FILES.getlist("file")})
                 params.is_valid(raise_exception=True)
                 uploads = params.validated_data["file"]
-                end_user = end_user_seen(request.user, params.validated_data)
+                end_user = caller_writing(request, params.validated_data).end_user
                 # All or nothing: every file is checked before any is stored.
                 for upload in uploads:
                     services.upload_check(name=upload.name, size=upload.size)
@@ -102,7 +102,7 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
                 params = DocumentTextSerializer(data=request.data)
                 params.is_valid(raise_exception=True)
                 data = params.validated_data
-                end_user = end_user_seen(request.user, data)
+                end_user = caller_writing(request, data).end_user
                 document, job = services.document_receive_text(kb=kb, end_user=end_user, **data)
                 accepted.append({"slug": document.slug, "status": document.status, "job_id": job.pk})
         except (services.DocumentRefused, files.InvalidSlug) as exc:
@@ -146,9 +146,8 @@ class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModel
         params = DocumentSearchSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        end_user = end_user_named(request.user, data)
         results = chunks_search(
-            end_user_id=end_user.pk if end_user else None,
+            end_user_id=caller_for(request, data).end_user_id,
             kbs=[self.get_kb()],
             query=data["query"],
             limit=data["limit"],

@@ -12,7 +12,8 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from kbsite.models import EndUser, KnowledgeBase
+from kbsite.caller import Caller
+from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
 from knowledge.models import Document
 from knowledge.services import enqueue_document
@@ -22,7 +23,7 @@ from memories.consolidation import enqueue_consolidation
 from memories.context import context_build
 from memories.dashboard import COUNTS, kb_counts
 from memories.forms import RecallConsoleForm
-from memories.recall import recall
+from memories.recall import RecallQuery, recall
 
 
 @admin.register(KnowledgeBase)
@@ -167,22 +168,23 @@ class KnowledgeBaseAdmin(OperatedAdmin):
         if form.is_valid():
             data = form.cleaned_data
             kb = data["kb"]
-            end_user = EndUser.objects.named(kb.bot, data.get("user_id"))
-            end_user_id = end_user.pk if end_user else None
+            caller = Caller(bot=kb.bot).acting_for(data.get("user_id"))  # an operator, as the bot would ask
             results = recall(
-                end_user_id=end_user_id,
-                kbs=[kb],
-                query=data["query"],
-                k=data["k"],
-                budget_chars=data.get("budget_chars"),
-                as_of=data.get("as_of"),
-                known_at=data.get("known_at"),
+                RecallQuery(
+                    kbs=(kb,),
+                    text=data["query"],
+                    end_user_id=caller.end_user_id,
+                    k=data["k"],
+                    budget_chars=data.get("budget_chars"),
+                    as_of=data.get("as_of"),
+                    known_at=data.get("known_at"),
+                )
             )
             used = sum(len(h.text) for h in results)
             context_block = context_build(
-                bot=kb.bot, query=data["query"], session_id=data.get("session_id") or None, end_user_id=end_user_id
+                caller=caller, query=data["query"], session_id=data.get("session_id") or None
             )
-            answer = kb_ask(kb=kb, question=data["query"], end_user_id=end_user_id)
+            answer = kb_ask(kb=kb, question=data["query"], caller=caller)
         context = {
             **self.admin_site.each_context(request),
             "title": "Recall console",

@@ -14,7 +14,7 @@ from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from kbsite.api.fields import end_user_named, end_user_seen
+from kbsite.api.authentication import caller_for, caller_writing
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
 from kbsite.api.parsers import JSONLinesParser, MultiPartParser
 from kbsite.models import NAME_RE, USER_ID_RE, EndUser, KnowledgeBase
@@ -122,10 +122,10 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
                 kb=kb,
                 session_id=data["session_id"],
                 messages=data["messages"],
-                end_user=end_user_seen(request.user, data),
+                end_user=caller_writing(request, data).end_user,
             )
         except ingest.SessionOfAnotherUser as exc:
-            if request.auth.end_user_id:  # a key of one end user learns nothing of the others
+            if request.auth.end_user_key:  # a key of one end user learns nothing of the others
                 detail = f"Session {data['session_id']!r} is not yours: post these turns to another session_id."
                 return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
@@ -139,7 +139,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params = IngestTextSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        item, job = ingest.text_receive(kb=kb, end_user=end_user_seen(request.user, data), **data)
+        item, job = ingest.text_receive(kb=kb, end_user=caller_writing(request, data).end_user, **data)
         return Response({"item_id": item.pk, "job_id": job.pk, "status": item.status}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=RecallInSerializer, responses=RecallOutSerializer)
@@ -150,18 +150,20 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params = RecallInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        end_user = end_user_named(request.user, data)
+        caller = caller_for(request, data)
         hits = recall.recall(
-            end_user_id=end_user.pk if end_user else None,
-            kbs=[kb],
-            query=data["query"],
-            k=data["k"],
-            budget_chars=data.get("budget_chars"),
-            exclude_session=data["session_id"] if data["exclude_session"] else None,
-            kinds=data.get("kinds"),
-            as_of=data.get("as_of"),
-            known_at=data.get("known_at"),
-            metadata=data.get("metadata"),
+            recall.RecallQuery(
+                kbs=(kb,),
+                text=data["query"],
+                end_user_id=caller.end_user_id,
+                k=data["k"],
+                budget_chars=data.get("budget_chars"),
+                exclude_session=data["session_id"] if data["exclude_session"] else None,
+                kinds=tuple(data["kinds"]) if data.get("kinds") else None,
+                as_of=data.get("as_of"),
+                known_at=data.get("known_at"),
+                metadata=data.get("metadata"),
+            )
         )
         return Response(
             {
@@ -179,8 +181,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params = AskInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        end_user = end_user_named(request.user, data)
-        result = answers.kb_ask(kb=kb, end_user_id=end_user.pk if end_user else None, **data)
+        result = answers.kb_ask(kb=kb, caller=caller_for(request, data), **data)
         return Response(
             {
                 "answer": result.answer,
@@ -368,8 +369,7 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         entities, documents and their files, pending input). Answers the counts; an audit record without content
         is kept."""
         user = self.get_object()
-        key = getattr(request.auth, "name", "") or "api"
-        counts = endusers.user_erase(end_user=user, erased_by=f"API key {key!r}")
+        counts = endusers.user_erase(end_user=user, erased_by=request.auth.label)
         return Response({"user_id": user_id, "erased": counts})
 
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
@@ -391,8 +391,7 @@ class ContextView(APIView):
         params = ContextInSerializer(data=request.query_params)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        end_user = end_user_named(request.user, data)
-        block = context.context_build(bot=request.user, end_user_id=end_user.pk if end_user else None, **data)
+        block = context.context_build(caller=caller_for(request, data), **data)
         return Response(
             {
                 "context": block.text,
@@ -428,7 +427,7 @@ class ToolListView(APIView):
 
     @extend_schema(responses=ToolListSerializer)
     def get(self, request):
-        return Response({"tools": tools.tools_definitions(bot=request.user, read_only=request.auth.read_only)})
+        return Response({"tools": tools.tools_definitions(caller=request.auth)})
 
 
 class ToolCallView(APIView):
@@ -446,7 +445,6 @@ class ToolCallView(APIView):
         params = ToolCallSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         arguments = params.validated_data["arguments"]
-        user_id = params.validated_data.get("user_id")
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments or "{}")
@@ -454,10 +452,9 @@ class ToolCallView(APIView):
                 raise ValidationError({"arguments": [f"not valid JSON: {exc}"]}) from exc
         if not isinstance(arguments, dict):
             raise ValidationError({"arguments": ["must be a JSON object"]})
+        caller = caller_for(request, params.validated_data)
         try:
-            result = tools.tool_execute(
-                bot=request.user, name=name, arguments=arguments, user_id=user_id, read_only=request.auth.read_only
-            )
+            result = tools.tool_execute(caller=caller, name=name, arguments=arguments)
         except tools.ToolError as exc:
             return Response({"detail": str(exc)}, status=exc.status)
         return Response({"tool": name, "result": result})

@@ -8,8 +8,9 @@ import re
 
 from mcp.server.transport_security import TransportSecuritySettings
 
-from kbsite.api.authentication import NotTheKeysUser, acting_for, bearer_key, key_authenticate
+from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
+from kbsite.caller import Caller, NotTheKeysUser
 from kbsite.models import USER_ID_RE
 from memories.mcp.server import server
 
@@ -45,15 +46,11 @@ class Gate:
         if user_id is not None and not re.fullmatch(USER_ID_RE, user_id):
             return await _refuse(send, 400, f"X-User-Id must be a user_id ({USER_ID_RE}), not {user_id!r}.")
         try:
-            user_id = acting_for(key, user_id)  # a key of one end user acts as them, and only as them
+            # A key of one end user acts as them, and only as them.
+            caller = await in_thread(Caller.of_key(key).acting_for, named=user_id)
         except NotTheKeysUser as exc:
             return await _refuse(send, 403, str(exc))
-        state = {
-            **scope.get("state", {}),
-            "kbsite_bot": key.bot,
-            "kbsite_user_id": user_id,
-            "kbsite_read_only": key.read_only,
-        }
+        state = {**scope.get("state", {}), "kbsite_caller": caller}
         return await self.app({**scope, "path": PATH, "raw_path": PATH.encode(), "state": state}, receive, send)
 
 

@@ -9,7 +9,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from kbsite.asyncdb import in_thread
-from kbsite.models import Bot
+from kbsite.caller import Caller
 from memories import tools
 
 INSTRUCTIONS = (
@@ -20,20 +20,13 @@ INSTRUCTIONS = (
 )
 
 
-def caller(ctx: ServerRequestContext) -> tuple[Bot, str | None]:
-    """The bot and end user the gate authenticated this request as."""
-    state = ctx.request.scope["state"]
-    return state["kbsite_bot"], state["kbsite_user_id"]
-
-
-def read_only(ctx: ServerRequestContext) -> bool:
-    """Whether the request's key reads only (its calls of the tools that change anything are refused)."""
-    return ctx.request.scope["state"]["kbsite_read_only"]
+def caller(ctx: ServerRequestContext) -> Caller:
+    """Who the gate authenticated this request as: the bot, its key, the end user it serves."""
+    return ctx.request.scope["state"]["kbsite_caller"]
 
 
 async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    bot, _ = caller(ctx)
-    definitions = await in_thread(tools.tools_definitions, bot=bot, read_only=read_only(ctx))
+    definitions = await in_thread(tools.tools_definitions, caller=caller(ctx))
     return types.ListToolsResult(
         tools=[
             types.Tool(
@@ -49,15 +42,9 @@ async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestPa
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
     """Run a tool; what it refuses (bad arguments, another bot's KB, an unknown document) is a tool error whose
     message says why, for the agent to read."""
-    bot, user_id = caller(ctx)
     try:
         result = await in_thread(
-            tools.tool_execute,
-            bot=bot,
-            name=params.name,
-            arguments=dict(params.arguments or {}),
-            user_id=user_id,
-            read_only=read_only(ctx),
+            tools.tool_execute, caller=caller(ctx), name=params.name, arguments=dict(params.arguments or {})
         )
     except tools.ToolError as exc:
         return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], is_error=True)

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from kbsite.api.authentication import NotTheKeysUser, acting_for
-from kbsite.models import NAME_RE, USER_ID_RE, ApiKey
+from kbsite.caller import Caller, NotTheKeysUser
+from kbsite.models import NAME_RE, USER_ID_RE
 from kbsite.text import UnstorableText, text_check
 from memories.proxy.errors import ProxyError
 
@@ -33,7 +33,7 @@ class ChatRequest:
     salt: str = ""  # what else a turn's id depends on (a response's previous_response_id)
 
 
-def chat_request(raw: bytes, *, session_header: str | None, key: ApiKey | None = None) -> ChatRequest:
+def chat_request(raw: bytes, *, session_header: str | None, caller: Caller | None = None) -> ChatRequest:
     """A chat completion request read from its JSON body (and the ``X-Session-Id`` header); a :class:`ProxyError`
     (400) says what is wrong with it."""
     body = _json_object(raw)
@@ -43,7 +43,7 @@ def chat_request(raw: bytes, *, session_header: str | None, key: ApiKey | None =
     for n, message in enumerate(messages):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
             raise ProxyError(400, f"messages[{n}] must be an object with a role ({', '.join(sorted(ROLES))}).")
-    forwarded, user_id, kb_name, session_id = _common(body, session_header, key)
+    forwarded, user_id, kb_name, session_id = _common(body, session_header, caller)
     return ChatRequest(
         body=forwarded,
         stream=bool(body.get("stream")),
@@ -56,7 +56,7 @@ def chat_request(raw: bytes, *, session_header: str | None, key: ApiKey | None =
     )
 
 
-def responses_request(raw: bytes, *, session_header: str | None, key: ApiKey | None = None) -> ChatRequest:
+def responses_request(raw: bytes, *, session_header: str | None, caller: Caller | None = None) -> ChatRequest:
     """A Responses API request (``input`` a text or a list of items) read as :func:`chat_request` reads a chat
     completion. With ``previous_response_id`` the upstream holds the conversation and ``input`` carries only what is
     new: the turns' ids then depend on it too, so the same words said twice are two turns."""
@@ -72,7 +72,7 @@ def responses_request(raw: bytes, *, session_header: str | None, key: ApiKey | N
     else:
         raise ProxyError(400, "'input' must be a text or a non-empty list of input items.", code="invalid_input")
     messages = [item for item in items if item.get("role") in ROLES and item.get("type", "message") == "message"]
-    forwarded, user_id, kb_name, session_id = _common(body, session_header, key)
+    forwarded, user_id, kb_name, session_id = _common(body, session_header, caller)
     salt = str(body.get("previous_response_id") or "")
     return ChatRequest(
         body=forwarded,
@@ -87,7 +87,7 @@ def responses_request(raw: bytes, *, session_header: str | None, key: ApiKey | N
     )
 
 
-def messages_request(raw: bytes, *, session_header: str | None, key: ApiKey | None = None) -> ChatRequest:
+def messages_request(raw: bytes, *, session_header: str | None, caller: Caller | None = None) -> ChatRequest:
     """An Anthropic Messages API request read as :func:`chat_request` reads a chat completion. The end user is
     ``metadata.user_id`` (Anthropic's own field, sent on to the upstream); ``metadata.session_id`` and
     ``metadata.kb`` are ours, taken out."""
@@ -101,7 +101,7 @@ def messages_request(raw: bytes, *, session_header: str | None, key: ApiKey | No
     tokens = body.get("max_tokens")
     if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
         raise ProxyError(400, "'max_tokens' must be a positive integer.", code="invalid_max_tokens")
-    forwarded, user_id, kb_name, session_id = _common(body, session_header, key)
+    forwarded, user_id, kb_name, session_id = _common(body, session_header, caller)
     if user_id:
         forwarded["metadata"] = {**forwarded.get("metadata", {}), "user_id": user_id}
     said = [m for m in messages if m["role"] != "user" or message_text(m).strip()]  # a tool result says nothing
@@ -118,7 +118,7 @@ def messages_request(raw: bytes, *, session_header: str | None, key: ApiKey | No
 
 
 def _common(
-    body: dict, session_header: str | None, key: ApiKey | None = None
+    body: dict, session_header: str | None, caller: Caller | None = None
 ) -> tuple[dict, str | None, str | None, str]:
     """What every kind of request carries alike: the body to send on (the model renamed, our metadata out), the end
     user, the recording KB named and the session. With a key of one end user the request is that user's, and naming
@@ -127,11 +127,13 @@ def _common(
         raise ProxyError(400, "'model' must name the model to use.", code="invalid_model")
     metadata = body.get("metadata") if isinstance(body.get("metadata"), dict) else {}
     user_id = _checked(body.get("user") or metadata.get("user_id"), USER_ID_RE, "user", "a user_id")
-    if key is not None:
+    if caller is not None:
         try:
-            user_id = acting_for(key, user_id)
+            caller.named_check(user_id)
         except NotTheKeysUser as exc:
             raise ProxyError(403, str(exc), kind="permission_error", code="permission_denied") from exc
+        if caller.end_user_key:  # a key of one end user acts as them, named or not
+            user_id = caller.user_id
     kb_name = _checked(metadata.get("kb"), NAME_RE, "metadata.kb", "a knowledge base name")
     session_id = str(metadata.get("session_id") or session_header or _default_session(user_id))
     if len(session_id) > 200:

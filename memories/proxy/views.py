@@ -19,7 +19,8 @@ from django.views.decorators.csrf import csrf_exempt
 from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
-from kbsite.models import ApiKey, Bot, EndUser, KnowledgeBase
+from kbsite.caller import Caller
+from kbsite.models import Bot, KnowledgeBase
 from memories.context import context_build
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
@@ -68,18 +69,17 @@ async def _relay(request, api: str):
     # Anthropic's version and features, as the caller asked for them.
     headers = {k: v for k, v in request.headers.items() if k.lower() in ("anthropic-version", "anthropic-beta")}
     try:
-        key = await _key(request)
-        if key.read_only:
+        caller = await _caller(request)
+        if caller.read_only:
             raise ProxyError(
                 403,
                 "This key reads only, and the chat proxy records the conversation: use a key that may write.",
                 kind="permission_error",
                 code="permission_denied",
             )
-        bot = key.bot
-        chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), key=key)
-        kb = await in_thread(_recording_kb, bot, chat.kb_name)
-        body, note = await in_thread(_with_memory, bot, chat, api)
+        chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), caller=caller)
+        kb = await in_thread(_recording_kb, caller.bot, chat.kb_name)
+        body, note = await in_thread(_with_memory, caller, chat, api)
         if chat.stream:
             response = await _streamed(kb, chat, body, api, transcript(), headers)
         else:
@@ -106,14 +106,14 @@ async def models(request):
     if request.method != "GET":
         return error_response(405, "Use GET to list the models.", code="method_not_allowed")
     try:
-        await _key(request)
+        await _caller(request)
         answer = await upstream.models()
     except ProxyError as exc:
         return exc.response()
     return HttpResponse(answer.body, status=answer.status, content_type=answer.content_type)
 
 
-async def _key(request) -> ApiKey:
+async def _caller(request) -> Caller:
     # OpenAI's clients send the key as a bearer token, Anthropic's as x-api-key.
     plain = bearer_key(request.headers.get("Authorization", "")) or request.headers.get("x-api-key", "").strip()
     key = await in_thread(key_authenticate, plain) if plain else None
@@ -121,7 +121,7 @@ async def _key(request) -> ApiKey:
         raise ProxyError(
             401, "Invalid or missing API key: use the bot's kbsite key as the api_key.", code="invalid_api_key"
         )
-    return key
+    return Caller.of_key(key)
 
 
 def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
@@ -142,20 +142,18 @@ def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
     return kb
 
 
-def _with_memory(bot: Bot, chat: ChatRequest, api: str = "chat") -> tuple[dict, str]:
+def _with_memory(caller: Caller, chat: ChatRequest, api: str = "chat") -> tuple[dict, str]:
     """The body with the memory context block, and what was added ("" for nothing): for a chat completion, a system
     message after the caller's own system messages; for a response, after the caller's ``instructions``. Memory
     that cannot be read (the embedding endpoint down) leaves the request as it came: the chat goes on without it."""
     if not chat.query.strip() or not settings.PROXY_CONTEXT_CHARS:
         return chat.body, ""
-    user = EndUser.objects.named(bot, chat.user_id)
     try:
         block = context_build(
-            bot=bot,
+            caller=caller.acting_for(chat.user_id),
             query=chat.query,
             session_id=chat.session_id,
             budget_chars=settings.PROXY_CONTEXT_CHARS,
-            end_user_id=user.pk if user else None,
         )
     except EmbeddingError:
         logger.warning("chat proxy: no memory for this request, the embedding backend failed", exc_info=True)

@@ -9,7 +9,7 @@ order under a character budget, each with the signals that found it and its sour
 """
 
 from memories.recall.hits import Hit
-from memories.recall.hybrid import query_embedding, recall
+from memories.recall.hybrid import RecallQuery, query_embedding, recall
 from memories.recall.query import query_period
 
-__all__ = ["Hit", "query_embedding", "query_period", "recall"]
+__all__ = ["Hit", "RecallQuery", "query_embedding", "query_period", "recall"]

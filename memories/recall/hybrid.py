@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import transaction
@@ -33,50 +33,66 @@ from memories.recall.weights import (
 )
 
 
-def recall(
-    *,
-    kbs: list[KnowledgeBase],
-    query: str,
-    k: int = 10,
-    budget_chars: int | None = None,
-    exclude_session: str | None = None,
-    kinds: list[str] | None = None,
-    as_of: datetime | None = None,
-    known_at: datetime | None = None,
-    include_insights: bool = True,
-    supplements: bool = True,
-    query_vector=None,
-    end_user_id: int | None = None,
-    limits: dict[str, tuple[int, int | None]] | None = None,
-    metadata: dict | None = None,
-) -> list[Hit]:
-    """Ranked, budget-packed memories (and insights) of ``kbs`` for ``query``, each with the signals that found it
-    and, once packed, its sources. ``kinds`` may name memory kinds and "insight". With ``end_user_id``, that end
-    user's own and the shared ones; without, the shared ones only. ``as_of`` (valid time) asks for the facts true
-    in the world then, ``known_at`` (system time) for what kbsite knew then.
+@dataclass(frozen=True)
+class RecallQuery:
+    """What a recall is asked: the text, where (``kbs``), for whom (``end_user_id``: that end user's own rows and
+    the shared ones; None: the shared ones only), how much (``k`` and ``budget_chars``, or per type of hit in
+    ``limits``: "memory" and "insight" each under its own (k, budget), one search for a context block's memories
+    and its insights), and which rows: ``kinds`` (memory kinds and "insight"), ``as_of`` (valid time: the facts
+    true in the world then), ``known_at`` (system time: what kbsite knew then), ``metadata`` (the memories whose
+    metadata holds all its keys and values; no insight: they carry none), ``exclude_session`` (leave out what was
+    drawn from that session's turns). ``query_vector`` may be the query's embedding, or that embedding under way
+    (:func:`query_embedding`'s future)."""
 
-    ``metadata`` keeps the memories whose metadata holds all its keys and values (and no insight: they carry
-    none). ``limits`` packs each type of hit ("memory", "insight") under its own (k, budget) instead of ``k`` and
-    ``budget_chars`` for all: one search for a context block's memories and its insights."""
+    kbs: tuple[KnowledgeBase, ...]
+    text: str
+    k: int = 10
+    budget_chars: int | None = None
+    end_user_id: int | None = None
+    exclude_session: str | None = None
+    kinds: tuple[str, ...] | None = None
+    as_of: datetime | None = None
+    known_at: datetime | None = None
+    metadata: dict | None = None
+    include_insights: bool = True
+    supplements: bool = True
+    limits: dict[str, tuple[int, int | None]] | None = None
+    query_vector: object = None
+
+    def scope(self) -> Scope:
+        return Scope(
+            kb_ids=tuple(kb.pk for kb in self.kbs),
+            as_of=self.as_of,
+            known_at=self.known_at,
+            kinds=tuple(x for x in self.kinds or () if x != "insight") or None,
+            exclude_session=self.exclude_session,
+            end_user_id=self.end_user_id,
+            metadata=json.dumps(self.metadata, sort_keys=True) if self.metadata else None,
+        )
+
+    @property
+    def wants_memories(self) -> bool:
+        return not self.kinds or any(x != "insight" for x in self.kinds)
+
+    @property
+    def wants_insights(self) -> bool:
+        kinds_ok = not self.kinds or "insight" in self.kinds
+        return self.include_insights and kinds_ok and not self.exclude_session and not self.metadata
+
+
+def recall(q: RecallQuery) -> list[Hit]:
+    """Ranked, budget-packed memories (and insights) for the query ``q``, each with the signals that found it and,
+    once packed, its sources."""
     # The query is embedded on another thread while the database does the full-text part (``query_vector`` may be
     # that embedding under way: query_embedding's).
-    embedding = query_embedding(query) if query_vector is None else None
+    query_vector = q.query_vector
+    embedding = query_embedding(q.text) if query_vector is None else None
     if isinstance(query_vector, Future):
         embedding, query_vector = query_vector, None
-    memory_kinds = tuple(x for x in kinds or [] if x != "insight") or None
-    want_memories = not kinds or bool(memory_kinds)
-    scope = Scope(
-        kb_ids=tuple(kb.pk for kb in kbs),
-        as_of=as_of,
-        known_at=known_at,
-        kinds=memory_kinds,
-        exclude_session=exclude_session,
-        end_user_id=end_user_id,
-        metadata=json.dumps(metadata, sort_keys=True) if metadata else None,
-    )
-    insights = include_insights and (not kinds or "insight" in kinds) and not exclude_session and not metadata
-    tables = _tables(scope, want_memories, insights)
-    memories = tables[0] if want_memories else None
+    scope = q.scope()
+    tables = _tables(scope, q.wants_memories, q.wants_insights)
+    memories = tables[0] if q.wants_memories else None
+    kbs, query, k, budget_chars, limits = list(q.kbs), q.text, q.k, q.budget_chars, q.limits
 
     fusion, similarity = _direct(kbs, tables, query, embedding, query_vector)
     if memories and CONTEXT_WEIGHT:
@@ -85,7 +101,7 @@ def recall(
     direct = _weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query)
     packed = _pack(direct, k, budget_chars, limits)
     # Supplements rank below every direct match: they are only looked for when room is left.
-    if supplements and memories and direct and len(packed) < k:
+    if q.supplements and memories and direct and len(packed) < k:
         packed = _pack(direct + supplements_find(direct, scope, kb_names, limit=k), k, budget_chars, limits)
     sources_attach(packed)
     stats_add(scope.kb_ids, recalls=1)

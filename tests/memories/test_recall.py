@@ -216,7 +216,9 @@ def test_full_text_finds_a_rare_word_among_many_rows_of_a_common_one(kb):
     )
     capybara = remember(kb, "Alice adopted a capybara.")
     no_vectors = np.ones(384, dtype=np.float32)  # no memory is embedded: the full-text list alone decides
-    hits = recall_service.recall(kbs=[kb], query="Alice capybara walk", k=5, query_vector=no_vectors)
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="Alice capybara walk", k=5, query_vector=no_vectors)
+    )
     assert hits[0].id == capybara.pk and hits[0].signals == ["fts"]
 
 
@@ -240,10 +242,12 @@ def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
     assert not services.kb_term_stats_refresh_if_due(kb=kb)  # unchanged: not due
 
     no_vectors = np.ones(384, dtype=np.float32)
-    hits = recall_service.recall(kbs=[kb], query="Alice capybara walk", k=5, query_vector=no_vectors)
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="Alice capybara walk", k=5, query_vector=no_vectors)
+    )
     assert hits[0].id == capybara.pk
     okapi = remember(kb, "Alice saw an okapi at the zoo.")  # newer than the counts
-    hits = recall_service.recall(kbs=[kb], query="okapi", k=5, query_vector=no_vectors)
+    hits = recall_service.recall(recall_service.RecallQuery(kbs=(kb,), text="okapi", k=5, query_vector=no_vectors))
     assert hits[0].id == okapi.pk and hits[0].signals == ["fts"]
 
     # End users' memories are not counted: their words stay theirs, and their recall still finds them.
@@ -254,7 +258,9 @@ def test_large_kbs_read_word_counts_instead_of_counting(kb, monkeypatch):
     services.kb_term_stats_refresh(kb=kb)
     assert "quokka" not in set(TermStat.objects.filter(kb=kb).values_list("term", flat=True))
     assert KnowledgeBase.objects.get(pk=kb.pk).term_stats_memories == 32  # the shared ones, okapi included
-    hits = recall_service.recall(kbs=[kb], query="quokka", k=5, query_vector=no_vectors, end_user_id=ann.pk)
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="quokka", k=5, query_vector=no_vectors, end_user_id=ann.pk)
+    )
     assert hits[0].id == quokka.pk
 
     services.kb_clear(kb=kb)
@@ -267,9 +273,13 @@ def test_a_memory_about_the_person_the_query_names_ranks_higher(kb):
     melanie = remember(kb, "I painted a sunset over the lake last week.", entities=["melanie", "lake"])
     caroline = remember(kb, "I painted a sunset over the lake last week!", entities=["caroline", "lake"])
     embed_all()
-    hits = recall_service.recall(kbs=[kb], query="What did Melanie's friend paint at the lake?", k=2)
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="What did Melanie's friend paint at the lake?", k=2)
+    )
     assert [h.id for h in hits] == [melanie.pk, caroline.pk]
-    hits = recall_service.recall(kbs=[kb], query="What did Caroline paint at the lake?", k=2)
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="What did Caroline paint at the lake?", k=2)
+    )
     assert [h.id for h in hits] == [caroline.pk, melanie.pk]
 
 
@@ -285,11 +295,11 @@ def test_a_memory_dated_in_the_period_the_query_names_ranks_higher(kb):
         ("What did Maria join on March 2, 2023?", march),
         ("What did Maria join in March 2023?", march),
     ]:
-        hits = recall_service.recall(kbs=[kb], query=query, k=2)
+        hits = recall_service.recall(recall_service.RecallQuery(kbs=(kb,), text=query, k=2))
         assert hits[0].id == first.pk and "date" in hits[0].signals, query
         assert "date" not in hits[1].signals
     # No date named: no date signal.
-    hits = recall_service.recall(kbs=[kb], query="What did Maria join?", k=2)
+    hits = recall_service.recall(recall_service.RecallQuery(kbs=(kb,), text="What did Maria join?", k=2))
     assert all("date" not in h.signals for h in hits)
 
 
@@ -324,7 +334,7 @@ def test_a_hit_is_written_as_its_serializer_fields_would_write_it(kb):
     memory = remember(kb, "Alice adopted a golden retriever puppy.", session=session, valid_from=None)
     dated = remember(kb, "Alice moved to Porto in November.", valid_from=timezone.now() - timedelta(days=3))
     embed_all()
-    hits = recall_service.recall(kbs=[kb], query="Alice puppy Porto", k=5)
+    hits = recall_service.recall(recall_service.RecallQuery(kbs=(kb,), text="Alice puppy Porto", k=5))
     assert {h.id for h in hits} == {memory.pk, dated.pk}
     for hit in hits:
         written = HitSerializer(hit).data
