@@ -1,0 +1,33 @@
+"""The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs.
+
+They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
+an earlier release keeps its rows. Every name is importable from here (``from kbsite.models import Bot``).
+"""
+
+from kbsite.models.bots import Bot
+from kbsite.models.end_users import EndUser, EndUserQuerySet, Erasure
+from kbsite.models.jobs import JobRun
+from kbsite.models.keys import ApiKey, ApiKeyQuerySet
+from kbsite.models.knowledge_bases import KnowledgeBase, KnowledgeBaseManager, KnowledgeBaseQuerySet
+from kbsite.models.modes import Mode
+from kbsite.models.names import NAME_RE, USER_ID_RE, name_validator, user_id_validator
+from kbsite.models.stats import DailyStat
+
+__all__ = [
+    "NAME_RE",
+    "USER_ID_RE",
+    "ApiKey",
+    "ApiKeyQuerySet",
+    "Bot",
+    "DailyStat",
+    "EndUser",
+    "EndUserQuerySet",
+    "Erasure",
+    "JobRun",
+    "KnowledgeBase",
+    "KnowledgeBaseManager",
+    "KnowledgeBaseQuerySet",
+    "Mode",
+    "name_validator",
+    "user_id_validator",
+]

@@ -1,0 +1,121 @@
+"""KnowledgeBase: a bot's named memory and document store, with its folders on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from kbsite.models.bots import Bot
+from kbsite.models.names import name_validator
+
+
+class KnowledgeBaseQuerySet(models.QuerySet):
+    def for_bot(self, bot: Bot):
+        return self.filter(bot=bot)
+
+    def always_on(self):
+        return self.filter(always_on=True, is_active=True)
+
+
+class KnowledgeBaseManager(models.Manager.from_queryset(KnowledgeBaseQuerySet)):
+    def get_queryset(self):
+        # A KB is always named "<bot>/<kb>": fetch the bot with it, everywhere.
+        return super().get_queryset().select_related("bot")
+
+
+class KnowledgeBase(models.Model):
+    """A named memory + document store of one bot, with its own folders on disk."""
+
+    bot = models.ForeignKey(Bot, on_delete=models.CASCADE, related_name="knowledge_bases")
+    name = models.CharField(max_length=64, validators=[name_validator])
+    description = models.TextField(blank=True)
+    always_on = models.BooleanField(
+        default=False,
+        help_text="Inject this KB's memory into every context request of the bot, and consolidate it on a schedule.",
+    )
+    consolidate_interval_minutes = models.PositiveIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(7 * 24 * 60)]
+    )
+    is_active = models.BooleanField(default=True)
+    records_chat = models.BooleanField(
+        "records chat",
+        default=False,
+        help_text="The bot's chat proxy (/openai/v1/) records the turns of a request that names no KB here; one KB "
+        "of a bot at most.",
+    )
+    # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
+    term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
+    vector_index = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="Its memories are searched through the approximate vector index (HNSW); a KB is searched exactly "
+        "until it outgrows VECTOR_INDEX_MIN_MEMORIES.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = KnowledgeBaseManager()
+
+    class Meta:
+        db_table = "memories_knowledgebase"
+        ordering = ["bot__name", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "name"], name="unique_kb_name_per_bot"),
+            models.UniqueConstraint(fields=["bot"], condition=Q(records_chat=True), name="one_chat_recording_kb"),
+        ]
+        verbose_name = "knowledge base"
+
+    def __str__(self) -> str:
+        return f"{self.bot.name}/{self.name}"
+
+    def save(self, *args, **kwargs):
+        with transaction.atomic():
+            if self.records_chat:  # the bot's chat is recorded here from now on, no longer in another KB
+                KnowledgeBase.objects.filter(bot_id=self.bot_id, records_chat=True).exclude(pk=self.pk).update(
+                    records_chat=False
+                )
+            super().save(*args, **kwargs)
+        self.ensure_folders()
+
+    def ensure_folders(self) -> None:
+        for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):
+            path.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def folder(self) -> Path:
+        """``<data dir>/<bot>/<kb>/``: both names are validated slugs, so no path tricks."""
+        return Path(settings.KBSITE_DATA_DIR) / self.bot.name / self.name
+
+    def folder_trash(self) -> Path | None:
+        """Move the KB's folder (its knowledge files, inbox, processed and failed files) to
+        ``<data dir>/.trash/<bot>/<kb>-<time>/``, which no sync or scan reads: a new KB of the same name starts
+        empty, and an operator can still get the files back. Returns where it went (None if there was none)."""
+        if not self.folder.is_dir():
+            return None
+        target = (
+            Path(settings.KBSITE_DATA_DIR) / ".trash" / self.bot.name / f"{self.name}-{timezone.now():%Y%m%dT%H%M%S%f}"
+        )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.folder.rename(target)
+        return target
+
+    @property
+    def inbox_dir(self) -> Path:
+        return self.folder / "inbox"
+
+    @property
+    def processed_dir(self) -> Path:
+        return self.folder / "processed"
+
+    @property
+    def failed_dir(self) -> Path:
+        return self.folder / "failed"
+
+    @property
+    def knowledge_dir(self) -> Path:
+        return self.folder / "knowledge"
