@@ -23,12 +23,17 @@ class EndUserQuerySet(models.QuerySet):
         """The bot's end user ``user_id``, created when first named, with ``last_seen_at`` moved to now."""
         if not user_id:
             return None
+        user, created = self.get_or_create(bot=bot, external_id=user_id, defaults={"last_seen_at": timezone.now()})
+        if not created:
+            self.touch(user)
+        return user
+
+    def touch(self, user: EndUser) -> None:
+        """Move the user's ``last_seen_at`` to now (written at most once a minute)."""
         now = timezone.now()
-        user, created = self.get_or_create(bot=bot, external_id=user_id, defaults={"last_seen_at": now})
-        if not created and now - user.last_seen_at > timedelta(minutes=1):
+        if now - user.last_seen_at > timedelta(minutes=1):
             self.filter(pk=user.pk).update(last_seen_at=now)
             user.last_seen_at = now
-        return user
 
 
 class EndUser(models.Model):
