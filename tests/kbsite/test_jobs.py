@@ -130,7 +130,7 @@ def test_a_document_job_stopped_at_its_time_limit_fails_with_the_reason_and_the_
     """django-q raises its time limit as SystemExit; the run still ends failed with the reason (not running forever)
     and the document says failed with it (not processing forever); re-indexing it works."""
     document, job = knowledge_services.document_upload(kb=kb, name="big.txt", data=b"Alice likes tea.")
-    monkeypatch.setattr(knowledge_services, "extract_text", _stopped_at_time_limit)
+    monkeypatch.setattr(knowledge_services.processing, "extract_text", _stopped_at_time_limit)
     run_queued_tasks()  # as a worker runs it: django-q records the exception
     job.refresh_from_db()
     document.refresh_from_db()

@@ -160,7 +160,7 @@ def test_a_kb_whose_sync_fails_is_recorded_and_the_others_are_synced(kb, other_k
             raise RuntimeError("disk on fire")
         return real(kb=kb)
 
-    monkeypatch.setattr(services, "knowledge_sync", broken_for_one)
+    monkeypatch.setattr(services.sync, "knowledge_sync", broken_for_one)
     (other_kb.knowledge_dir / "elsewhere.md").write_text("# Elsewhere\n\nStill synced.\n")
     job = services.knowledge_sync_all(job=JobRun.objects.create(kind=JobRun.Kind.SYNC))
     assert job.status == JobRun.Status.FAILED and "alpha/notes" in job.error

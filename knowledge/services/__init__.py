@@ -1,0 +1,47 @@
+"""Knowledge workflows, a module each: documents as rows (``documents``), their chunks (``indexing``), markdown
+written through to its file (``write_through``), the folder sync (``sync``), uploads and text documents
+(``uploads``) and the indexing job (``processing``). Every name is importable from here."""
+
+from knowledge.services.documents import DocumentRefused, document_delete, document_lock
+from knowledge.services.indexing import Indexing, chunks_make, document_index, index_prepare
+from knowledge.services.processing import (
+    document_process,
+    document_release,
+    document_retry,
+    documents_orphaned_requeue,
+    enqueue_document,
+)
+from knowledge.services.sync import enqueue_sync, knowledge_sync, knowledge_sync_all
+from knowledge.services.uploads import (
+    UPLOAD_TYPES,
+    document_receive_text,
+    document_text_put,
+    document_upload,
+    upload_check,
+)
+from knowledge.services.write_through import document_write, markdown_upsert
+
+__all__ = [
+    "UPLOAD_TYPES",
+    "DocumentRefused",
+    "Indexing",
+    "chunks_make",
+    "document_delete",
+    "document_index",
+    "document_lock",
+    "document_process",
+    "document_receive_text",
+    "document_release",
+    "document_retry",
+    "document_text_put",
+    "document_upload",
+    "document_write",
+    "documents_orphaned_requeue",
+    "enqueue_document",
+    "enqueue_sync",
+    "index_prepare",
+    "knowledge_sync",
+    "knowledge_sync_all",
+    "markdown_upsert",
+    "upload_check",
+]

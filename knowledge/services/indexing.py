@@ -1,0 +1,62 @@
+"""A document's chunks: cut (chunks_make), embedded and screened (index_prepare), and written (document_index)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from kbsite.ai import defence, embeddings, splitting
+from kbsite.ai.vectors import as_vectors
+from knowledge.models import Chunk, Document
+
+
+def chunks_make(text: str, *, markdown: bool) -> list[tuple[int, str]]:
+    """``(start offset, text)`` chunks of about KNOWLEDGE_CHUNK_CHARS, overlapping by KNOWLEDGE_CHUNK_OVERLAP."""
+    return splitting.pieces_with_offsets(
+        text, settings.KNOWLEDGE_CHUNK_CHARS, overlap=settings.KNOWLEDGE_CHUNK_OVERLAP, markdown=markdown
+    )
+
+
+@dataclass
+class Indexing:
+    """A document's chunks, their vectors and their flags, computed before anything is written."""
+
+    pieces: list[tuple[int, str]]
+    vectors: list
+    flags: list[str]
+
+
+def index_prepare(content: str, *, markdown: bool) -> Indexing:
+    """Chunk, embed and screen ``content`` (raises EmbeddingError before anything changes)."""
+    pieces = chunks_make(content, markdown=markdown)
+    vectors = as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
+    flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
+    return Indexing(pieces, vectors, flags)
+
+
+def document_index(*, document: Document, prepared: Indexing | None = None) -> int:
+    """Replace the document's chunks with fresh ones, embedded; marks it done. Returns the chunk count.
+
+    Chunks are rewritten in place, position by position: whatever cites the chunk at a position (a memory drawn
+    from it) still cites the chunk at that position afterwards. Runs in the caller's transaction (or its own):
+    readers see the old chunks or the new, never a mix.
+    """
+    prepared = prepared or index_prepare(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
+    pieces, vectors, flags = prepared.pieces, prepared.vectors, prepared.flags
+    with transaction.atomic():
+        old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
+        kept, added = [], []
+        for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
+            chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
+            chunk.start_char, chunk.text, chunk.embedding = start, text, vector
+            (kept if chunk.pk else added).append(chunk)
+        Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
+        Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding"], batch_size=256)
+        Chunk.objects.bulk_create(added)
+        document.status = Document.Status.DONE
+        document.error = ""
+        document.quarantine_reason = "; ".join(flags)[:300]
+        document.save(update_fields=["status", "error", "quarantine_reason", "updated_at"])
+    return len(pieces)
