@@ -113,23 +113,51 @@ def _client():
     )
 
 
-def complete_json(*, system: str, user: str) -> JSONReply:
-    """One chat completion that must return a JSON object."""
+# Endpoints (by base URL) that refused a JSON schema as the response format: they are asked for a JSON object.
+_NO_JSON_SCHEMA: set[str] = set()
+
+
+def _response_format(schema: dict | None) -> dict:
+    if schema is None or settings.LLM_BASE_URL in _NO_JSON_SCHEMA:
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": True}}
+
+
+def _create(system: str, user: str, schema: dict | None):
+    """The chat completion, asking for replies of ``schema`` where the endpoint takes a JSON schema (a 400 about
+    the response format: it is asked again, and from then on, for a JSON object)."""
+    import openai
+
+    request = {
+        "model": settings.LLM_MODEL,
+        "messages": [
+            {"role": "system", "content": f"{system}\n\n{UNTRUSTED_RULE}"},
+            {"role": "user", "content": user},
+        ],
+        "temperature": 0,
+        "max_tokens": settings.LLM_MAX_TOKENS,
+    }
+    response_format = _response_format(schema)
+    try:
+        return _client().chat.completions.create(**request, response_format=response_format)
+    except openai.BadRequestError as exc:
+        if response_format["type"] != "json_schema":
+            raise
+        logger.info("the LLM endpoint refused a JSON schema (%s): asking for a JSON object instead", exc)
+        _NO_JSON_SCHEMA.add(settings.LLM_BASE_URL)
+        return _client().chat.completions.create(**request, response_format={"type": "json_object"})
+
+
+def complete_json(*, system: str, user: str, schema: dict | None = None) -> JSONReply:
+    """One chat completion that must return a JSON object (of ``schema``, where the endpoint takes one), at most
+    LLM_MAX_TOKENS long: a reply cut there is a bad reply."""
     import openai
 
     if not is_configured():
         raise LLMUnavailable("No LLM is configured.")
     _count(calls=1)
     try:
-        response = _client().chat.completions.create(
-            model=settings.LLM_MODEL,
-            messages=[
-                {"role": "system", "content": f"{system}\n\n{UNTRUSTED_RULE}"},
-                {"role": "user", "content": user},
-            ],
-            response_format={"type": "json_object"},
-            temperature=0,
-        )
+        response = _create(system, user, schema)
     except openai.APITimeoutError as exc:
         raise LLMError(f"LLM timed out after {settings.LLM_TIMEOUT_SECONDS}s") from exc
     except openai.RateLimitError as exc:
@@ -149,8 +177,13 @@ def complete_json(*, system: str, user: str) -> JSONReply:
     _count(tokens_in=tokens_in, tokens_out=tokens_out)
     try:
         content = response.choices[0].message.content or ""
+        finish = response.choices[0].finish_reason
     except (AttributeError, IndexError) as exc:
         raise LLMBadReply("LLM reply has no message content") from exc
+    if finish == "length":
+        error = LLMBadReply(f"LLM reply was cut at LLM_MAX_TOKENS ({settings.LLM_MAX_TOKENS} tokens)")
+        error.tokens = (tokens_in, tokens_out)
+        raise error
     try:
         data = json.loads(_strip_fences(content))
     except json.JSONDecodeError as exc:
@@ -158,7 +191,9 @@ def complete_json(*, system: str, user: str) -> JSONReply:
         error.tokens = (tokens_in, tokens_out)
         raise error from exc
     if not isinstance(data, dict):
-        raise LLMBadReply("LLM reply is JSON but not an object")
+        error = LLMBadReply("LLM reply is JSON but not an object")
+        error.tokens = (tokens_in, tokens_out)
+        raise error
     return JSONReply(data=data, tokens_in=tokens_in, tokens_out=tokens_out)
 
 
@@ -166,7 +201,12 @@ T = TypeVar("T")
 
 
 def complete_validated(
-    *, system: str, user: str, validate: Callable[[dict], T], usage: Callable[[int, int], None] | None = None
+    *,
+    system: str,
+    user: str,
+    validate: Callable[[dict], T],
+    usage: Callable[[int, int], None] | None = None,
+    schema: dict | None = None,
 ) -> T:
     """``complete_json`` whose reply must pass ``validate`` (which raises LLMBadReply otherwise).
 
@@ -177,7 +217,7 @@ def complete_validated(
     attempts = 1 + settings.LLM_MAX_RETRIES
     for attempt in range(1, attempts + 1):
         try:
-            reply = complete_json(system=system, user=user)
+            reply = complete_json(system=system, user=user, schema=schema)
             if usage:
                 usage(reply.tokens_in, reply.tokens_out)
             return validate(reply.data)

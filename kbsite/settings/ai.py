@@ -15,6 +15,9 @@ LLM_MODEL = env_str("LLM_MODEL")
 LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 60.0)
 LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0)
 LLM_RETRY_BACKOFF_SECONDS = env_float("LLM_RETRY_BACKOFF_SECONDS", 2.0)
+# The most a reply may hold: a model that runs on is cut there (and the reply refused), not waited for until the
+# time-out.
+LLM_MAX_TOKENS = env_int("LLM_MAX_TOKENS", 4096, minimum=64)
 # Optional multimodal models for inbox images and audio (else those files fail with a clear reason).
 LLM_VISION_MODEL = env_str("LLM_VISION_MODEL")
 LLM_AUDIO_MODEL = env_str("LLM_AUDIO_MODEL")
