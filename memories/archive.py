@@ -25,7 +25,7 @@ from kbsite.ai import embeddings, llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
 from knowledge.models import Document
-from knowledge.services import Indexing, document_index, index_prepare
+from knowledge.services import Indexing, document_index, document_store, index_prepare
 from memories.extraction import content_words, entities_guess, is_salient, topics_guess
 from memories.models import Message, Session
 
@@ -115,7 +115,7 @@ def session_archive(*, job: JobRun) -> JobRun:
             if session.archived_through >= turns[-1].pk:
                 job.finish(status=JobRun.Status.SKIPPED, error="already archived by another run")
                 return job
-            document = _document_store(session, turns, summary, content, prepared, mode=job.mode)
+            document = _conversation_document(session, turns, summary, content, prepared, mode=job.mode)
             Session.objects.filter(pk=session.pk).update(archived_through=turns[-1].pk)
     except (llm.LLMError, embeddings.EmbeddingError) as exc:
         job.detail = {**job.detail, "llm_attempts": getattr(exc, "attempts", None)}
@@ -182,14 +182,14 @@ def _summary_markdown(session: Session, turns: list[Message], summary: _Summary)
     return "\n".join(parts) + "\n"
 
 
-def _document_store(
+def _conversation_document(
     session: Session, turns: list[Message], summary: _Summary, content: str, prepared: Indexing, *, mode: str
 ) -> Document:
     start, end = turns[0].created_at, turns[-1].created_at
     slug = f"session-{slugify(session.external_id)[:40].strip('-') or session.pk}-{turns[0].pk}"
     title = _title(session, turns)
-    document = Document.objects.create(
-        kb_id=session.kb_id,
+    document, _ = document_store(
+        kb=session.kb,
         end_user_id=session.end_user_id,  # a user's conversation stays theirs
         slug=slug[:64].strip("-"),
         title=title[:300],

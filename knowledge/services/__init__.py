@@ -1,9 +1,10 @@
-"""Knowledge workflows, a module each: documents as rows (``documents``), their chunks (``indexing``), markdown
-written through to its file (``write_through``), the folder sync (``sync``), uploads and text documents
-(``uploads``) and the indexing job (``processing``). Every name is importable from here."""
+"""Knowledge workflows, a module each: documents as rows, every one made there (``documents``); their chunks, every
+one cut and written there (``indexing``); markdown written through to its file (``write_through``); the folder sync
+(``sync``); uploads and text documents (``uploads``); the indexing job (``processing``). Every name is importable
+from here."""
 
-from knowledge.services.documents import DocumentRefused, document_delete, document_lock
-from knowledge.services.indexing import Indexing, chunks_make, document_index, index_prepare
+from knowledge.services.documents import DocumentRefused, document_delete, document_lock, document_store
+from knowledge.services.indexing import Indexing, chunks_make, document_chunks_cut, document_index, index_prepare
 from knowledge.services.processing import (
     document_process,
     document_release,
@@ -26,6 +27,7 @@ __all__ = [
     "DocumentRefused",
     "Indexing",
     "chunks_make",
+    "document_chunks_cut",
     "document_delete",
     "document_index",
     "document_lock",
@@ -33,6 +35,7 @@ __all__ = [
     "document_receive_text",
     "document_release",
     "document_retry",
+    "document_store",
     "document_text_put",
     "document_upload",
     "document_write",

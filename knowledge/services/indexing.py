@@ -1,4 +1,5 @@
-"""A document's chunks: cut (chunks_make), embedded and screened (index_prepare), and written (document_index)."""
+"""A document's chunks, made here only: cut (chunks_make), embedded and screened (index_prepare), and written
+(document_index; document_chunks_cut, unembedded until the document's indexing job runs)."""
 
 from __future__ import annotations
 
@@ -43,20 +44,38 @@ def document_index(*, document: Document, prepared: Indexing | None = None) -> i
     from it) still cites the chunk at that position afterwards. Runs in the caller's transaction (or its own):
     readers see the old chunks or the new, never a mix.
     """
-    prepared = prepared or index_prepare(document.content, markdown=document.doc_type == Document.Type.MARKDOWN)
-    pieces, vectors, flags = prepared.pieces, prepared.vectors, prepared.flags
+    prepared = prepared or index_prepare(document.content, markdown=_is_markdown(document))
     with transaction.atomic():
-        old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
-        kept, added = [], []
-        for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
-            chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
-            chunk.start_char, chunk.text, chunk.embedding = start, text, vector
-            (kept if chunk.pk else added).append(chunk)
-        Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
-        Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding"], batch_size=256)
-        Chunk.objects.bulk_create(added)
+        _chunks_write(document, prepared.pieces, prepared.vectors)
         document.status = Document.Status.DONE
         document.error = ""
-        document.quarantine_reason = "; ".join(flags)[:300]
+        document.quarantine_reason = "; ".join(prepared.flags)[:300]
         document.save(update_fields=["status", "error", "quarantine_reason", "updated_at"])
+    return len(prepared.pieces)
+
+
+def document_chunks_cut(*, document: Document) -> int:
+    """Cut the document's content into the chunks its indexing will embed, stored unembedded until its indexing job
+    runs (an imported document: the memories of the file cite its chunks before then). Returns the chunk count."""
+    pieces = chunks_make(document.content, markdown=_is_markdown(document))
+    with transaction.atomic():
+        _chunks_write(document, pieces, [None] * len(pieces))
     return len(pieces)
+
+
+def _is_markdown(document: Document) -> bool:
+    return document.doc_type == Document.Type.MARKDOWN
+
+
+def _chunks_write(document: Document, pieces: list[tuple[int, str]], vectors: list) -> None:
+    """Make ``pieces`` (with ``vectors``) the document's chunks, position by position: the one place chunk rows
+    are written (in the caller's transaction)."""
+    old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
+    kept, added = [], []
+    for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
+        chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
+        chunk.start_char, chunk.text, chunk.embedding = start, text, vector
+        (kept if chunk.pk else added).append(chunk)
+    Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
+    Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding"], batch_size=256)
+    Chunk.objects.bulk_create(added)

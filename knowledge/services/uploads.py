@@ -15,7 +15,7 @@ from kbsite.text import unstorable
 from knowledge import files
 from knowledge.extractors import TEXT_TYPES
 from knowledge.models import Document
-from knowledge.services.documents import DocumentRefused, document_lock
+from knowledge.services.documents import DocumentRefused, document_lock, document_store
 from knowledge.services.processing import enqueue_document
 
 UPLOAD_TYPES = sorted(TEXT_TYPES)
@@ -64,7 +64,7 @@ def document_upload(
     with transaction.atomic():
         slug = _free_slug(kb, Path(name).stem)
         relative = f"uploads/{slug}{suffix}"
-        document = Document.objects.create(
+        document, _ = document_store(
             kb=kb,
             slug=slug,
             title=title or Path(name).stem,
@@ -105,7 +105,7 @@ def document_receive_text(
                 raise DocumentRefused(f"a document with slug {slug!r} already exists in this knowledge base")
         else:
             slug = _free_slug(kb, title or content.strip().splitlines()[0][:60])
-        document = Document.objects.create(
+        document, _ = document_store(
             kb=kb,
             slug=slug,
             title=title or files.title_of(content, slug),

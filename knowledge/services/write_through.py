@@ -16,7 +16,7 @@ from kbsite.stats import stats_add
 from kbsite.text import unstorable
 from knowledge import files
 from knowledge.models import Document
-from knowledge.services.documents import DocumentRefused, document_lock
+from knowledge.services.documents import DocumentRefused, document_lock, document_store
 from knowledge.services.indexing import Indexing, document_index, index_prepare
 
 
@@ -54,21 +54,20 @@ def markdown_upsert(
     kb: KnowledgeBase, slug: str, content: str, *, source: str, prepared: Indexing | None = None
 ) -> tuple[Document, bool]:
     """Index the markdown ``content`` as document ``slug`` (caller holds the document lock)."""
-    document, created = Document.objects.update_or_create(
+    document, created = document_store(
         kb=kb,
         slug=slug,
-        defaults={
-            "title": files.title_of(content, slug),
-            "doc_type": Document.Type.MARKDOWN,
-            "namespace": "documents",
-            "source": source,
-            "content": content,
-            "content_hash": files.content_hash(content),
-            "size_bytes": len(content.encode()),
-            "status": Document.Status.PROCESSING,
-            "error": "",
-            "deleted_at": None,
-        },
+        replace=True,
+        title=files.title_of(content, slug),
+        doc_type=Document.Type.MARKDOWN,
+        namespace="documents",
+        source=source,
+        content=content,
+        content_hash=files.content_hash(content),
+        size_bytes=len(content.encode()),
+        status=Document.Status.PROCESSING,
+        error="",
+        deleted_at=None,
     )
     document_index(document=document, prepared=prepared)
     return document, created

@@ -25,7 +25,7 @@ from kbsite.models import EndUser, KnowledgeBase
 from kbsite.text import UnstorableText, text_check
 from knowledge import files
 from knowledge.models import Chunk, Document
-from knowledge.services import chunks_make, enqueue_document
+from knowledge.services import document_chunks_cut, document_store, enqueue_document
 from memories import bulk
 from memories.ingest import enqueue_extract
 from memories.ingest.apply import entities_upsert
@@ -332,20 +332,27 @@ def _document_create(state: _Import, line: Line, deleted: Document | None, diges
     markdown = data["doc_type"] == Document.Type.MARKDOWN
     if markdown and data["user_id"]:
         raise ImportRefused(line.number, "an end user's document cannot be a markdown file; give it doc_type 'text'")
-    document = deleted or Document(kb=kb, slug=data["slug"])
-    for name in ("title", "doc_type", "namespace", "source", "content", "metadata", "quarantine_reason"):
-        setattr(document, name, data[name])
-    document.end_user = state.users[data["user_id"]]
-    document.content_hash, document.size_bytes = digest, len(data["content"].encode())
-    document.status, document.error, document.deleted_at = Document.Status.PENDING, "", None
-    document.save()
+    document, _ = document_store(
+        kb=kb,
+        slug=data["slug"],
+        replace=deleted is not None,
+        title=data["title"],
+        doc_type=data["doc_type"],
+        namespace=data["namespace"],
+        source=data["source"],
+        content=data["content"],
+        metadata=data["metadata"],
+        quarantine_reason=data["quarantine_reason"],
+        end_user=state.users[data["user_id"]],
+        content_hash=digest,
+        size_bytes=len(data["content"].encode()),
+        status=Document.Status.PENDING,
+        error="",
+        deleted_at=None,
+    )
     if data["created_at"]:
         Document.objects.filter(pk=document.pk).update(created_at=data["created_at"])
-    Chunk.objects.filter(document=document).delete()
-    Chunk.objects.bulk_create(
-        Chunk(document=document, kb=kb, ordinal=i, start_char=start, text=text)
-        for i, (start, text) in enumerate(chunks_make(data["content"], markdown=markdown))
-    )
+    document_chunks_cut(document=document)
     if markdown:
         on_disk = files.file_read(kb, document.slug)
         if on_disk is not None and files.content_hash(on_disk) != digest:
