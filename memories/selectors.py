@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
 from knowledge.models import Document
-from memories.models import Insight, Memory, Message
+from memories.models import Insight, Memory, Message, source_entries
 
 
 def _count(queryset, field: str = "kb"):
@@ -50,3 +51,36 @@ def kb_list_with_counts(*, bot: Bot | None = None):
         pending_jobs=_count(JobRun.objects.filter(Q(status=JobRun.Status.QUEUED) | Q(status=JobRun.Status.RUNNING))),
         failed_jobs=_count(JobRun.objects.filter(status=JobRun.Status.FAILED)),
     )
+
+
+SOURCES_SQL = """
+    SELECT m.id, m.source_file, doc.slug, chunk.ordinal, src.sessions, src.turns
+    FROM memories_memory m
+    LEFT JOIN knowledge_chunk chunk ON chunk.id = m.source_chunk_id
+    LEFT JOIN knowledge_document doc ON doc.id = chunk.document_id
+    LEFT JOIN LATERAL (
+        SELECT array_agg(s.external_id ORDER BY l.message_id) AS sessions,
+               array_agg(msg.external_id ORDER BY l.message_id) AS turns
+        FROM memories_memory_source_messages l
+        JOIN memories_message msg ON msg.id = l.message_id
+        JOIN memories_session s ON s.id = msg.session_id
+        WHERE l.memory_id = m.id
+    ) src ON true
+    WHERE m.id = ANY(%s)"""
+
+
+def sources_of(ids: list[int]) -> dict[int, list[dict]]:
+    """The provenance of the memories ``ids`` (those that exist), by id, as ``Memory.sources()`` gives it."""
+    if not ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(SOURCES_SQL, [ids])
+        rows = cursor.fetchall()
+    return {
+        pk: source_entries(
+            list(zip(sessions or [], turns or [], strict=True)),
+            (slug, ordinal) if slug is not None else None,
+            source_file,
+        )
+        for pk, source_file, slug, ordinal, sessions, turns in rows
+    }

@@ -39,6 +39,26 @@ def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
     return moved
 
 
+def retirement_follow(memory_ids: list[int], *, reason: str, at) -> int:
+    """What follows retired memories: the graph edges they asserted are retired with them, and so are the insights
+    that drew on them (an insight quoting a retired fact would put it back into a bot's prompt). The other memories
+    of those insights are consolidated again, so that what still holds is linked anew. Returns the insights
+    retired."""
+    if not memory_ids:
+        return 0
+    Edge.objects.filter(memory_id__in=memory_ids, retired_at__isnull=True).update(retired_at=at)
+    insight_ids = list(
+        Insight.objects.live().filter(memories__in=memory_ids).values_list("id", flat=True).distinct().order_by()
+    )
+    if not insight_ids:
+        return 0
+    Insight.objects.filter(pk__in=insight_ids).update(
+        retired_at=at, retired_reason=f"a memory it drew on was retired ({reason})"[:200]
+    )
+    Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=memory_ids).update(consolidated=False)
+    return len(insight_ids)
+
+
 class MemoryRetired(Exception):
     """The memory is retired: it cannot be edited (restore it first)."""
 

@@ -30,7 +30,8 @@ from django.db.models.functions import Greatest
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
 from memories.extraction import SENTENCE
-from memories.models import Memory, retirement_follow
+from memories.models import Memory
+from memories.services import retirement_follow
 
 SUPERSEDED = "superseded by a newer fact"
 

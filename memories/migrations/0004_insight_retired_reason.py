@@ -6,7 +6,7 @@ from django.utils import timezone
 
 def retire_what_follows_retired_memories(apps, schema_editor):
     """Insights drawing on a retired memory, and edges asserted by one, were left live before; retire them now
-    (as memories.models.retirement_follow does from here on)."""
+    (as memories.services.retirement_follow does from here on)."""
     Memory = apps.get_model("memories", "Memory")
     Insight = apps.get_model("memories", "Insight")
     Edge = apps.get_model("memories", "Edge")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import connection
 from django.db.models.expressions import RawSQL
 
-from memories.models import sources_of
+from memories.selectors import sources_of
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
