@@ -19,7 +19,7 @@ os.environ["KBSITE_WEB_PROCESS"] = "asgi"
 boot.prepare()
 django_application = get_asgi_application()
 
-from kbsite.middleware import PROXY_PREFIXES  # noqa: E402 - after Django is set up
+from kbsite.errors import PROXY_PREFIXES  # noqa: E402 - after Django is set up
 from kbsite.serving import SyncViews, load_views, warm_up_in_background  # noqa: E402
 from memories.mcp.app import PATH as MCP_PATH  # noqa: E402
 from memories.mcp.app import mcp_application  # noqa: E402

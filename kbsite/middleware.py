@@ -1,33 +1,17 @@
 """Refuse requests that cannot be served before anything reads them: oversized bodies (413) and URLs whose path or
-query holds text that cannot be stored (400), each with a message: JSON for the API, OpenAI's error shape for the
-chat proxy. Both middlewares here run in the request's own mode (sync under WSGI, async under ASGI), so an async
-view (the proxy's) never waits in a thread for them."""
+query holds text that cannot be stored (400), each with a message in the caller's error shape (:mod:`kbsite.errors`):
+JSON for the API, OpenAI's or Anthropic's for the chat proxy. Both middlewares here run in the request's own mode
+(sync under WSGI, async under ASGI), so an async view (the proxy's) never waits in a thread for them."""
 
 from __future__ import annotations
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponseBadRequest
 from whitenoise.middleware import WhiteNoiseMiddleware
 
+from kbsite.errors import JSON_PREFIXES, PROXY_PREFIXES, error_json
 from kbsite.text import UnstorableText, text_check
-
-API_PREFIX, PROXY_PREFIX, ANTHROPIC_PREFIX = "/api/", "/openai/", "/anthropic/"
-# The chat proxy's paths: async views, served by Django's ASGI handler (kbsite.asgi).
-PROXY_PREFIXES = (PROXY_PREFIX, ANTHROPIC_PREFIX)
-
-
-def error_json(request, status: int, message: str):
-    """An error in the shape the caller's client expects: OpenAI's or Anthropic's under the chat proxy,
-    ``{"detail"}`` elsewhere."""
-    if request.path.startswith(PROXY_PREFIX):
-        return JsonResponse(
-            {"error": {"message": message, "type": "invalid_request_error", "param": None}}, status=status
-        )
-    if request.path.startswith(ANTHROPIC_PREFIX):
-        kind = {404: "not_found_error", 413: "request_too_large"}.get(status, "invalid_request_error")
-        return JsonResponse({"type": "error", "error": {"type": kind, "message": message}}, status=status)
-    return JsonResponse({"detail": message}, status=status)
 
 
 class RequestGuardMiddleware:
@@ -51,7 +35,7 @@ class RequestGuardMiddleware:
         return self._refused(request) or await self.get_response(request)
 
     def _refused(self, request):
-        json = request.path.startswith((API_PREFIX, *PROXY_PREFIXES))
+        json = request.path.startswith(JSON_PREFIXES)
         try:
             text_check({"path": request.path, "query": {key: request.GET.getlist(key) for key in request.GET}})
         except UnstorableText as exc:

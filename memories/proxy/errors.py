@@ -1,20 +1,14 @@
-"""Errors of the chat proxy, in the shape of the API the caller speaks (OpenAI's, or Anthropic's under the Anthropic
-relay), so that the caller's own client raises its own exception types."""
+"""Errors of the chat proxy: ProxyError, raised where a request cannot be served, answered in the shape of the API
+the caller speaks (OpenAI's, or Anthropic's under the Anthropic relay) by :func:`kbsite.errors.proxy_error`, the one
+definition of that shape, which also answers what no proxy view did (an unknown URL, an oversized body)."""
 
 from __future__ import annotations
 
 from django.http import JsonResponse
 
-# Anthropic's error types by status (its clients pick their exceptions by status; the type is for people).
-ANTHROPIC_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
+from kbsite.errors import proxy_error
+
+error_response = proxy_error  # the name the proxy's views answer with
 
 
 class ProxyError(Exception):
@@ -26,17 +20,4 @@ class ProxyError(Exception):
         self.status, self.message, self.kind, self.code = status, message, kind, code
 
     def response(self, api: str = "chat") -> JsonResponse:
-        return error_response(self.status, self.message, kind=self.kind, code=self.code, api=api)
-
-
-def error_response(
-    status: int, message: str, *, kind: str = "invalid_request_error", code: str | None = None, api: str = "chat"
-):
-    if api == "messages":
-        body = {"type": "error", "error": {"type": ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
-    else:
-        body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-    response = JsonResponse(body, status=status)
-    if status == 401:
-        response["WWW-Authenticate"] = "Bearer"
-    return response
+        return proxy_error(self.status, self.message, kind=self.kind, code=self.code, api=api)
