@@ -44,12 +44,12 @@ def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict
 
 
 def memory_row(**values) -> list:
-    """One row of ``memories.bulk.MEMORY_COLUMNS`` (without the id) for a benchmark's COPY: the values given by
+    """One row of ``memories.ingest.bulk.MEMORY_COLUMNS`` (without the id) for a benchmark's COPY: the values given by
     column name, a synthetic live memory's defaults for the rest, so that a new column breaks no loader."""
     from django.utils import timezone
     from psycopg.types.json import Jsonb
 
-    from memories import bulk
+    from memories.ingest import bulk
 
     now = timezone.now()
     defaults = {

@@ -39,7 +39,7 @@ def _vocabulary(rng) -> list[str]:
 def _load(kb_ids: list[int]) -> float:
     from django.db import transaction
 
-    from memories import bulk
+    from memories.ingest import bulk
 
     rng = np.random.default_rng(7)
     vocab = np.array(_vocabulary(rng))

@@ -32,7 +32,7 @@ def _load(kb_id: int, user_ids: list[int]) -> float:
     from django.db import transaction
     from django.utils import timezone
 
-    from memories import bulk
+    from memories.ingest import bulk
 
     rng = np.random.default_rng(5)
     vocab = np.array(_vocabulary(np.random.default_rng(7)))

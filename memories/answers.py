@@ -8,8 +8,8 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
-from memories.extraction import SENTENCE, content_words
 from memories.recall import Hit, RecallQuery, recall
+from memories.text import SENTENCE, content_words
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the

@@ -26,8 +26,8 @@ from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
 from knowledge.models import Document
 from knowledge.services import Indexing, document_index, document_store, index_prepare
-from memories.extraction import content_words, entities_guess, is_salient, topics_guess
 from memories.models import Message, Session
+from memories.text import content_words, entities_guess, is_salient, topics_guess
 
 SUMMARY_CHARS = 2000
 DECISION = re.compile(

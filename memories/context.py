@@ -18,10 +18,10 @@ from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
 from knowledge.search import chunks_search
-from memories.extraction import content_words
 from memories.models import Insight, Memory
 from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.hits import hit_rows, memory_hit, sources_attach
+from memories.text import content_words
 
 HEADER = (
     "## Memory context\nWhat you remember about this user and their world, retrieved for this turn. "

@@ -20,9 +20,8 @@ from kbsite.ai.defence import Screening, screen_many
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
-from memories import bulk
-from memories.extraction import Extraction, Fact
-from memories.ingest import supersession
+from memories.ingest import bulk, statements, supersession
+from memories.ingest.extraction import Extraction, Fact
 from memories.models import Edge, Entity, Memory, Session, text_hash
 
 
@@ -132,7 +131,7 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_m
     existing = dict(live.values_list("content_hash", "id"))
     near = _near_duplicates(kb.pk, owner, vectors, settings.NEAR_DUPLICATE_SIMILARITY, fields["in_vector_index"])
     near_texts = dict(Memory.objects.filter(pk__in=set(near.values())).values_list("id", "text"))
-    near = {i: pk for i, pk in near.items() if not supersession.apart(near_texts[pk], facts[i][1].text)}
+    near = {i: pk for i, pk in near.items() if not statements.apart(near_texts[pk], facts[i][1].text)}
     new: list[NewMemory] = []
     repeated: list[tuple[int, list[int]]] = []
     batch_hashes: set[str] = set()

@@ -13,8 +13,8 @@ from django.db.models import Count, F, Min, Q
 from django.utils import timezone
 
 from kbsite.models import JobRun, KnowledgeBase
-from memories.extraction import Turn
 from memories.ingest.apply import CursorGuard
+from memories.ingest.extraction import Turn
 from memories.models import Message, Session
 
 

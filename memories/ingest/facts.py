@@ -16,8 +16,9 @@ from django.utils import timezone
 from kbsite.ai import llm
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import JobRun, KnowledgeBase, Mode
-from memories.extraction import Extraction, Turn, content_words, extract_heuristic, extract_llm
+from memories.ingest.extraction import Extraction, Turn, extract_heuristic, extract_llm
 from memories.models import Memory
+from memories.text import content_words
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from django.utils import timezone
 from kbsite.ai import embeddings, llm, splitting
 from kbsite.models import JobRun
 from memories import services
-from memories.extraction import Turn
 from memories.ingest.apply import facts_apply
+from memories.ingest.extraction import Turn
 from memories.ingest.facts import extract, job_fail, mode
 from memories.ingest.receive import enqueue_item_ingest
 from memories.models import IngestItem

@@ -10,8 +10,8 @@ from kbsite.locks import Lock
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 from kbsite.stats import stats_add
 from knowledge.models import Document
-from memories import bulk
 from memories.archive import archive_due
+from memories.ingest import bulk
 from memories.models import IngestItem, Message, Session
 
 

@@ -4,24 +4,15 @@ Two ways to know a fact is replaced:
 
 - **named**: the LLM extractor names the fact each new one replaces (``Fact.supersedes``);
 - **restated**, in both modes (offline it is the only way; with an LLM it catches what the model did not name): a
-  person states again, with another value, an attribute that has one value at a time: where they live, where and as
-  what they work, their name or age, a favourite, a value of theirs such as a birthday or an address, or whether
-  they like a thing ("I love sushi" → "I don't like sushi anymore"). Statements are plain sentences about one
-  person, in their own words ("Alice: I live in Berlin", an offline fact) or the LLM's ("Alice lives in Berlin");
-  questions and conditionals state nothing. A fact is replaced only when everything it says is restated otherwise,
+  person states again, with another value, an attribute that has one value at a time (what a text states is read
+  by :mod:`memories.ingest.statements`). A fact is replaced only when everything it says is restated otherwise,
   so nothing else it says is retired with it.
 
 Either way, the replaced fact's valid time ends where its replacement's begins. Of two restated facts, the one valid
 earlier is retired, whatever order they came in (an old conversation imported late is retired itself).
-
-The same reading keeps two facts apart that only look alike: texts with other numbers, or other values of one
-attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 32 years old" are 0.98 similar).
 """
 
 from __future__ import annotations
-
-import re
-from dataclasses import dataclass, field
 
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import F, Value
@@ -29,7 +20,7 @@ from django.db.models.functions import Greatest
 
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
-from memories.extraction import SENTENCE
+from memories.ingest.statements import Statement, contradicts, statement
 from memories.models import Memory
 from memories.services import retirement_follow
 
@@ -66,227 +57,6 @@ def restated(stated: Statement) -> str:
 
 
 # --- Restated ---------------------------------------------------------------------------------------------------
-
-_END = r"(?P<v>[^,.;:!?()\"]+)"
-_FILLER = (
-    r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
-    r"at the moment|for now|so much|a lot|very much"
-)
-# Where a value ends: the next clause, or a time, place or manner said of it.
-_VALUE_STOP = re.compile(
-    r"\s+(?:and|but|because|since|with|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
-    r"to|until|ago|yesterday|about|" + _FILLER + r")\b.*$|\s+\d.*$",
-    re.I,
-)
-_ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
-_NOT_THINGS = frozenset(
-    "it that this them these those you your him her me us everything anything something all to for how what why when "
-    "where who see have be".split()
-)
-_VERB = (
-    r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
-    r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
-)
-_ATTRIBUTES = (
-    "name|birthday|email|email address|e-mail|phone number|number|address|home address|job|job title|title|role|"
-    "employer|boss|manager|salary|age|hometown|home town|diet|pronouns|timezone|time zone|team|school|university|"
-    "major|car"
-)
-
-
-@dataclass(frozen=True)
-class _Pattern:
-    slot: str  # the attribute; "{0}" takes the pattern's "what" group
-    regex: re.Pattern
-    value: str | None = None  # a fixed value (likes: yes or no); None: the "v" group
-    strict: bool = False  # the value must end its clause (a qualifier after it changes what is said)
-    entire: bool = False  # the value runs to the clause's end ("May 3", "Alice Smith")
-    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
-
-
-def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
-    return _Pattern(slot, re.compile(r"^(?:so |well |oh |yeah |actually |and |but |now )*" + pattern, re.I), **kwargs)
-
-
-_PATTERNS = [
-    _p(
-        "residence",
-        # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
-        r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)"
-        r"(?: back)?(?: from [^,.;:!?]+?)? (?:in|to) " + _END,
-        hints=("live", "living", "moved", "relocated"),
-    ),
-    _p(
-        "employer",
-        r"i(?:'m| am)?(?: now| currently| still)* (?:work|working) (?:at|for) " + _END,
-        hints=("work", "working"),
-    ),
-    _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
-    _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
-    _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
-    _p(
-        "favourite {0}",
-        r"my (?:new |current |all-time )?favou?rite (?P<what>[\w' -]{2,30}?) (?:is|are|has become) " + _END,
-        hints=("favourite", "favorite"),
-    ),
-    _p("{0}", r"my (?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
-    _p(
-        "likes {0}",
-        r"i (?:really |absolutely |still |just |totally )?(?:like|love|enjoy|adore) (?:" + _VERB + r" )?" + _END,
-        value="yes",
-        strict=True,
-    ),
-    _p(
-        "likes {0}",
-        r"i (?:really )?(?:(?:don't|do not|no longer)(?: really)? " + _VERB + r"|(?:can't stand|cannot stand|hate|"
-        r"dislike|stopped|quit|gave up)(?: " + _VERB + r")?) " + _END,
-        value="no",
-        strict=True,
-    ),
-]
-_QUALIFIER = re.compile(r"^\s*(?:(?:" + _FILLER + r")\b\s*)*$", re.I)
-# What may follow a value without stating more: time words, a date, a place.
-_COVERED = re.compile(
-    r"^\s*(?:(?:" + _FILLER + r")\b\s*|(?:last|this|next) \w+\s*|(?:in|since|on|from|at) [\w ]{1,24}?\s*"
-    r"|(?:a|an|one|two|three|a few|\d+) (?:days?|weeks?|months?|years?) ago\s*)*$",
-    re.I,
-)
-_NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
-_CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
-
-
-@dataclass
-class Statement:
-    """What a text states of its speaker's one-valued attributes: ``slots`` maps an attribute to its value;
-    ``whole`` when every sentence states one and says no more (retiring the text then retires nothing else it
-    says)."""
-
-    speaker: str
-    slots: dict[str, str] = field(default_factory=dict)
-    hints: set[str] = field(default_factory=set)
-    whole: bool = False
-
-
-def statement(text: str) -> Statement:
-    """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
-    the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
-    it)."""
-    speaker, _, said = text.partition(": ")
-    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    if not first_person:
-        speaker, said = "", text
-    found = Statement(speaker=speaker.strip().lower())
-    covered = True
-    for sentence in (s.strip() for s in SENTENCE.split(said)):
-        if not sentence:
-            continue
-        if not first_person:
-            who, sentence = _in_first_person(sentence)
-            if who and found.speaker and who != found.speaker:
-                covered = False  # another person: this text is not about one
-                continue
-            found.speaker = found.speaker or who
-        slots, whole = _sentence_slots(sentence, found.hints)
-        found.slots.update(slots)
-        covered = covered and whole
-    found.whole = covered and bool(found.slots)
-    return found
-
-
-_SUBJECT = re.compile(r"^(?P<who>She|He|They|[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})(?P<poss>['’]s)?\s+(?P<rest>.+)$")
-_NOT_SUBJECTS = frozenset(
-    "i my the a an our this that it we you in on at since after before when if last yesterday today his her their "
-    "there here so then".split()
-)
-_PRONOUNS = frozenset(["she", "he", "they"])
-_FIRST_PERSON_VERBS = {
-    "lives": "live", "works": "work", "is": "am", "has": "have", "does": "do", "doesn't": "don't", "likes": "like",
-    "loves": "love", "enjoys": "enjoy", "adores": "adore", "hates": "hate", "dislikes": "dislike", "eats": "eat",
-    "drinks": "drink", "plays": "play", "watches": "watch",
-}  # fmt: skip
-
-
-def _in_first_person(sentence: str) -> tuple[str, str]:
-    """("alice", "I live in Berlin") for "Alice lives in Berlin", ("alice", "my birthday is May 3") for "Alice's
-    birthday is May 3"; a pronoun subject gives "" for the person. No person: ("", the sentence)."""
-    match = _SUBJECT.match(sentence)
-    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
-        return "", sentence
-    who = match.group("who").lower()
-    words = match.group("rest").split(" ")
-    if match.group("poss"):
-        return ("" if who in _PRONOUNS else who), "my " + " ".join(words)
-    for i, word in enumerate(words[:3]):
-        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
-    return ("" if who in _PRONOUNS else who), "I " + " ".join(words)
-
-
-def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
-    """The attributes a sentence states, and whether that is all it says (each clause a statement, followed by no
-    more than a time or a place)."""
-    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
-        return {}, False
-    slots: dict[str, str] = {}
-    whole = True
-    for clause in re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I):
-        stated = _clause_slot(clause.strip())
-        if stated is None:
-            # "I live in Paris, France": a name going on with the value says no more.
-            whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause.strip()))
-            continue
-        slot, value, rest, hints = stated
-        slots[slot] = value
-        found_hints.update(hints)
-        whole = whole and bool(_COVERED.match(rest))
-    return slots, whole
-
-
-def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
-    """(attribute, value, what follows the value, words a statement of it contains) of the first pattern the clause
-    states, if any."""
-    for pattern in _PATTERNS:
-        match = pattern.regex.match(clause)
-        if not match:
-            continue
-        raw = match.group("v").strip()
-        stop = None if pattern.entire else _VALUE_STOP.search(raw)
-        value, rest = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
-        rest += clause[match.end() :]  # "I live in Munich: the capital of Bavaria" says more
-        if pattern.strict and rest and not _QUALIFIER.match(rest):
-            continue  # "I don't like sushi for breakfast" says nothing of sushi
-        words = _ARTICLE.sub("", value.strip()).lower().split()
-        if not 0 < len(words) <= 4 or (pattern.value and words[0] in _NOT_THINGS):
-            continue
-        value = " ".join(words)
-        what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
-        slot = pattern.slot.format(value if pattern.value else what)
-        return slot, pattern.value or value, rest, pattern.hints or tuple((value if pattern.value else what).split())
-    return None
-
-
-def _same(a: str, b: str) -> bool:
-    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
-
-
-def contradicts(old: Statement, new: Statement) -> bool:
-    """``new`` states otherwise everything ``old`` states (same speaker; ``old`` states nothing else)."""
-    return (
-        old.whole
-        and old.speaker == new.speaker
-        and bool(old.slots)
-        and all(slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items())
-    )
-
-
-def apart(old_text: str, new_text: str) -> bool:
-    """Two texts that must not count as near-duplicates however similar: other numbers, or another value of an
-    attribute both state."""
-    if sorted(re.findall(r"\d+", old_text)) != sorted(re.findall(r"\d+", new_text)):
-        return True
-    old, new = statement(old_text), statement(new_text)
-    return old.speaker == new.speaker and any(
-        slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items()
-    )
 
 
 def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:

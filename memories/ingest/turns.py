@@ -7,11 +7,12 @@ from django.conf import settings
 from kbsite.ai import embeddings, llm
 from kbsite.models import JobRun, KnowledgeBase
 from memories import services
-from memories.extraction import Extraction, Turn, is_salient
 from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
 from memories.ingest.claims import claimed_batches, sessions_claim, sessions_release
+from memories.ingest.extraction import Extraction, Turn
 from memories.ingest.facts import extract, job_fail, mode
 from memories.ingest.receive import enqueue_extract
+from memories.text import is_salient
 
 
 def extract_pending(*, job: JobRun) -> JobRun:

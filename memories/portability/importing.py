@@ -26,8 +26,7 @@ from kbsite.text import UnstorableText, text_check
 from knowledge import files
 from knowledge.models import Chunk, Document
 from knowledge.services import document_chunks_cut, document_store, enqueue_document
-from memories import bulk
-from memories.ingest import enqueue_extract
+from memories.ingest import bulk, enqueue_extract
 from memories.ingest.apply import entities_upsert
 from memories.models import Edge, IngestItem, Insight, Memory, Message, Session, text_hash
 from memories.portability.records import FORMAT_VERSION, RECORDS

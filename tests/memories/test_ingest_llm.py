@@ -7,7 +7,7 @@ import pytest
 from kbsite.jobs import job_retry
 from kbsite.models import JobRun
 from memories import ingest
-from memories.extraction import Extraction, Fact
+from memories.ingest.extraction import Extraction, Fact
 from memories.models import Edge, Memory, Session
 from tests.conftest import run_queued_tasks
 

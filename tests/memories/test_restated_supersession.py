@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from kbsite.models import JobRun
-from memories.ingest.supersession import SUPERSEDED, statement
+from memories.ingest.statements import statement
+from memories.ingest.supersession import SUPERSEDED
 from memories.models import Memory
 from tests.conftest import run_queued_tasks
 from tests.memories.test_ingest_llm import add, post_turns

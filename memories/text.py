@@ -1,0 +1,89 @@
+"""Reading plain text: its content words and sentences, whether it says anything (salience), the names and topics it
+mentions.
+
+Shared by ingest (the salience gate, the offline extractor, the restated-statement reader), the context block,
+ask's extractive answers and archived conversations. No database, no LLM.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below between both
+    but by can could did do does doing down during each few for from further had has have having he her here hers
+    herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+    once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves also really yeah yes yep okay ok oh hey hi
+    hello thanks thank bye lol wow sure cool great nice good awesome well much many one get got going go like just
+    i'm it's that's you're i've i'll don't can't didn't won't let's there's what's""".split()
+)
+TRIVIAL = frozenset(
+    "hi hello hey thanks thank you ok okay bye goodbye sure yes no yeah yep lol haha cool great nice good awesome wow "
+    "morning evening night welcome please sorry np ty thx cheers".split()
+)
+# Words that make even a short turn worth keeping: the speaker says something about themselves.
+DURABLE = re.compile(
+    r"\b(i|we)\s+(?:[\w']+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|dislike|enjoy|use|want|"
+    r"need|own|moved|started|stopped|finished|bought|adopted|got|went|visited|play|joined|quit|married)\b|"
+    r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b",
+    re.I,
+)
+MIN_CONTENT_WORDS = 3
+# Words of any script ("Pitié", "Müller"), of two characters or more, and numbers.
+WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+|\d+")
+NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in (m.group(0).lower() for m in WORD.finditer(text)) if w not in STOPWORDS and w not in TRIVIAL]
+
+
+@lru_cache(maxsize=4096)  # a job asks of each turn, then of each of its segments (mostly the turn itself)
+def is_salient(text: str) -> bool:
+    """Greetings, thanks and turns that assert nothing are skipped without an LLM call."""
+    words = len(content_words(text))
+    return words >= MIN_CONTENT_WORDS or (words >= 1 and DURABLE.search(text) is not None)
+
+
+def entities_guess(text: str, speaker: str) -> list[str]:
+    found: list[str] = []
+    if speaker:
+        found.append(speaker.lower())
+    for sentence in SENTENCE.split(text):
+        for i, run in enumerate(_capitalised_runs(sentence)):
+            name = sentence[run[0].start() : run[-1].end()]
+            # The first word of a sentence is capitalised anyway; keep it only if it is a multi-word name.
+            if (i == 0 and run[0].start() == 0 and len(run) == 1) or name.lower() in STOPWORDS:
+                continue
+            found.append(name.lower())
+    out: list[str] = []
+    for name in found:
+        if name not in out:
+            out.append(name)
+    return out[:8]
+
+
+def _capitalised_runs(sentence: str):
+    """Runs of capitalised words (a capital of any script) with only spaces between them: "New York",
+    "Pitié-Salpêtrière"."""
+    run: list[re.Match] = []
+    for match in NAME_WORD.finditer(sentence):
+        capital = match.group(0)[0].isupper()
+        if capital and run and sentence[run[-1].end() : match.start()].isspace():
+            run.append(match)
+            continue
+        if run:
+            yield run
+        run = [match] if capital else []
+    if run:
+        yield run
+
+
+def topics_guess(text: str) -> list[str]:
+    counts = Counter(w for w in content_words(text) if len(w) >= 4 and not w.isdigit())
+    return [w for w, _ in counts.most_common(3)]
