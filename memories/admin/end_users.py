@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 from kbsite.models import EndUser, Erasure, KnowledgeBase
 from kbsite.operators import OperatedAdmin
 from memories import endusers, portability
-from memories.context import profile_facts
+from memories.recall.context import profile_facts
 
 # The changelists of an end user's rows, by what erasure calls them.
 ROW_PAGES = {

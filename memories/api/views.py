@@ -20,10 +20,8 @@ from kbsite.api.parsers import JSONLinesParser, MultiPartParser
 from kbsite.models import NAME_RE, USER_ID_RE, EndUser, KnowledgeBase
 from kbsite.selectors import kb_get
 from memories import (
-    answers,
     archive,
     consolidation,
-    context,
     endusers,
     ingest,
     portability,
@@ -62,6 +60,7 @@ from memories.api.serializers import (
 )
 from memories.filtersets import InsightFilterSet, MemoryFilterSet
 from memories.models import Insight, Memory, Message, Session
+from memories.recall import answers, context
 
 
 class Conflict(APIException):

@@ -21,7 +21,6 @@ from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
 from kbsite.models import Bot, KnowledgeBase
-from memories.context import context_build
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
 from memories.proxy.recording import (
@@ -34,6 +33,7 @@ from memories.proxy.recording import (
     response_text,
 )
 from memories.proxy.requests import ChatRequest, chat_request, messages_request, responses_request
+from memories.recall.context import context_build
 
 logger = logging.getLogger(__name__)
 

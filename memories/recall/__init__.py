@@ -6,6 +6,9 @@ with Reciprocal Rank Fusion and weighted by kind, by the subject and the period 
 ``weights``) in ``hybrid``; the neighbouring turns of the best matches join as a lighter third list, and graph
 neighbours and recent memories only fill what the budget leaves (``neighbours``). Results are packed in rank
 order under a character budget, each with the signals that found it and its sources (``hits``).
+
+Built on it: the context block a bot puts in its prompt (``context``) and ask, an answer citing the memories it used
+(``answers``).
 """
 
 from memories.recall.hits import Hit

@@ -102,19 +102,7 @@ def context_build(
     memories = [h for h in hits if h.type == "memory"]
     insights = [h for h in hits if h.type == "insight"]
     used = _size(profile + memories + insights)
-    documents = [
-        d
-        for d in chunks_search(
-            kbs=kbs,
-            query=query,
-            limit=5,
-            query_vector=vector,
-            exclude_session=session_id,
-            budget_chars=max(0, budget_chars - used - 400),
-            end_user_id=end_user_id,
-        )
-        if relevant(d["signals"], d["similarity"])
-    ]
+    documents = _documents(kbs, query, vector, session_id, max(0, budget_chars - used - 400), end_user_id)
     text = _render(profile, memories, insights, documents)
     return Context(
         text=text,
@@ -124,6 +112,21 @@ def context_build(
         documents=documents,
         profile=profile,
     )
+
+
+def _documents(kbs, query: str, vector, session_id: str | None, budget: int, end_user_id: int | None) -> list[dict]:
+    """The relevant snippets of the KBs' documents and archived conversations (but ``session_id``'s own), under
+    ``budget``."""
+    found = chunks_search(
+        kbs=kbs,
+        query=query,
+        limit=5,
+        query_vector=vector,
+        exclude_session=session_id,
+        budget_chars=budget,
+        end_user_id=end_user_id,
+    )
+    return [d for d in found if relevant(d["signals"], d["similarity"])]
 
 
 def _size(hits: list[Hit]) -> int:
