@@ -12,6 +12,7 @@ from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories.models import Edge, Entity, Insight, Memory, TermStat, text_hash
+from memories.reviews.records import supersession_reviews
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +105,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
         version.source_messages.set(memory.source_messages.all())
         if not memory.retire(reason=EDITED, superseded_by=version):
             raise MemoryRetired(f"memory {memory.pk} was retired meanwhile")
+        supersession_reviews([(memory.pk, version.pk)], reason=EDITED)
     enqueue_embed_missing(kb_id=memory.kb_id)
     return version
 
@@ -114,10 +116,10 @@ def memory_forget(*, memory: Memory, reason: str) -> bool:
     return memory.retire(reason=reason or "forgotten")
 
 
-def memory_restore(*, memory: Memory) -> bool:
+def memory_restore(*, memory: Memory, replacement_stays: bool = False) -> bool:
     """Un-retire a memory. If its replacement is still live, the supersession is undone: the replacement is
-    retired in its place. Its graph edges come back (unless the same edge is live again); it is consolidated
-    again. Returns False if it was live."""
+    retired in its place (unless ``replacement_stays``: both are kept). Its graph edges come back (unless the same
+    edge is live again); it is consolidated again. Returns False if it was live."""
     with transaction.atomic():
         row = Memory.objects.select_for_update().get(pk=memory.pk)
         if row.retired_at is None:
@@ -128,7 +130,7 @@ def memory_restore(*, memory: Memory) -> bool:
         row.save(
             update_fields=["retired_at", "valid_to", "retired_reason", "superseded_by", "consolidated", "updated_at"]
         )
-        if replacement is not None and replacement.is_live:
+        if replacement is not None and replacement.is_live and not replacement_stays:
             replacement.retire(reason=f"replaced by memory {row.pk}, restored", superseded_by=row)
         for edge in Edge.objects.filter(memory=row, retired_at=retired_at):
             live = Edge.objects.filter(kb_id=edge.kb_id, src_id=edge.src_id, relation=edge.relation, dst_id=edge.dst_id)

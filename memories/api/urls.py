@@ -3,13 +3,14 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from memories.api import views
+from memories.api import reviews, views
 
 router = DefaultRouter()
 router.register("kbs", views.KnowledgeBaseViewSet, basename="kb")
 router.register(r"kbs/(?P<kb_name>[^/]+)/memories", views.MemoryViewSet, basename="memory")
 router.register(r"kbs/(?P<kb_name>[^/]+)/insights", views.InsightViewSet, basename="insight")
 router.register("users", views.EndUserViewSet, basename="end-user")
+router.register("reviews", reviews.ReviewItemViewSet, basename="review")
 
 urlpatterns = [
     path("context/", views.ContextView.as_view(), name="context"),

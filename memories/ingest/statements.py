@@ -228,6 +228,15 @@ def contradicts(old: Statement, new: Statement) -> bool:
     )
 
 
+def clash(old: Statement, new: Statement) -> str | None:
+    """The first attribute both state of the same person with different values, if any."""
+    if old.speaker != new.speaker:
+        return None
+    return next(
+        (slot for slot, value in old.slots.items() if slot in new.slots and not _same(value, new.slots[slot])), None
+    )
+
+
 def apart(old_text: str, new_text: str) -> bool:
     """Two texts that must not count as near-duplicates however similar: other numbers, or another value of an
     attribute both state."""

@@ -20,8 +20,9 @@ from django.db.models.functions import Greatest
 
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
-from memories.ingest.statements import Statement, contradicts, statement
+from memories.ingest.statements import Statement, clash, contradicts, statement
 from memories.models import Memory
+from memories.reviews.records import conflict_open, supersession_reviews
 from memories.services import retirement_follow
 
 SUPERSEDED = "superseded by a newer fact"
@@ -32,11 +33,12 @@ SUPERSEDED = "superseded by a newer fact"
 def named_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[tuple[Memory, int | None]], now) -> int:
     """Retire the live facts of the same owner that the new ones name as replaced (and what followed them).
     Returns how many."""
-    retired: list[int] = []
+    retired: list[tuple[int, int]] = []
     for memory, old_id in new:
         if old_id is not None and _retire(Memory.objects.owned_by(end_user_id).filter(pk=old_id, kb=kb), memory, now):
-            retired.append(old_id)
-    retirement_follow(retired, reason=SUPERSEDED, at=now)
+            retired.append((old_id, memory.pk))
+    retirement_follow([old for old, _ in retired], reason=SUPERSEDED, at=now)
+    supersession_reviews(retired, reason=f"{SUPERSEDED} (named by the LLM)")
     return len(retired)
 
 
@@ -63,7 +65,7 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     """Each new memory (in order) against the same owner's live extracted facts about the same person stating the
     same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
     other. Returns how many were retired."""
-    retired: dict[int, str] = {}  # id -> reason
+    retired: dict[int, tuple[int, str]] = {}  # id -> (replaced by, reason)
     for memory in memories:
         if memory.quarantined or memory.pk in retired:
             continue
@@ -79,13 +81,19 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
             elif not later and contradicts(new, old):
                 gone, by, why = memory, old_memory, restated(new)
             else:
+                # Both stay live, each saying more than the one value: an open conflict if they disagree on it.
+                if slot := clash(old, new):
+                    older, newer = (old_memory, memory) if later else (memory, old_memory)
+                    conflict_open(older=older, newer=newer, attribute=slot)
                 continue
             if _retire(Memory.objects.filter(pk=gone.pk), by, now, why):
-                retired[gone.pk] = why
+                retired[gone.pk] = (by.pk, why)
             if gone is memory:
                 break
-    for reason in set(retired.values()):
-        retirement_follow([pk for pk, why in retired.items() if why == reason], reason=reason, at=now)
+    for reason in {why for _, why in retired.values()}:
+        pairs = [(pk, by) for pk, (by, why) in retired.items() if why == reason]
+        retirement_follow([pk for pk, _ in pairs], reason=reason, at=now)
+        supersession_reviews(pairs, reason=reason)
     return len(retired)
 
 

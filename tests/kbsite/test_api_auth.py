@@ -16,7 +16,8 @@ from rest_framework.permissions import SAFE_METHODS
 from kbsite.models import ApiKey, EndUser, Erasure, JobRun, KnowledgeBase
 from knowledge.models import Document
 from memories import consolidation
-from memories.models import IngestItem, Insight, Memory, Message, Session
+from memories.models import IngestItem, Insight, Memory, Message, ReviewItem, Session
+from memories.reviews.records import conflict_open
 from memories.services import memories_embed_missing
 from tests.conftest import ApiClient
 from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory, MessageFactory, SessionFactory
@@ -25,7 +26,7 @@ from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory,
 # response of another caller that holds it has leaked the first bot's data.
 SECRET = "zanzibar"
 # Routes and methods of /api/v1/ today; fewer means the URLconf walk lost some.
-ROUTE_FLOOR = 47
+ROUTE_FLOOR = 52
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,10 @@ PKS = {
     "memory-restore": "retired",
     "memory-retire": "to_retire",
     "insight-detail": "insight",
+    "review-detail": "review",
+    "review-accept": "review_to_accept",
+    "review-revert": "review_to_revert",
+    "review-keep-both": "review_to_keep",
 }
 
 # What each request sends (requests' keyword arguments, or a function of the world giving them): every write is
@@ -156,6 +161,9 @@ REQUESTS: dict[str, dict | Callable] = {
     "POST memory-restore": {},
     "POST memory-retire": {"json": {"reason": "wrong"}},
     "POST tool-call": {"json": {"arguments": {"query": "launch code"}}},
+    "POST review-accept": {},
+    "POST review-revert": {},
+    "POST review-keep-both": {},
 }
 
 # Routes whose answer holds none of the bot's rows even for the bot itself (so SECRET is not looked for).
@@ -178,6 +186,8 @@ END_USERS_MAY = {
     "GET end-user-detail",
     "GET end-user-export",
     "DELETE end-user-detail",
+    "GET review-list",
+    "GET review-detail",
 }
 
 
@@ -195,6 +205,10 @@ class World:
     alice_spare_key: ApiKey
     read_only_key: str
     alice_key: str
+    review: ReviewItem
+    review_to_accept: ReviewItem
+    review_to_revert: ReviewItem
+    review_to_keep: ReviewItem
 
     def export(self) -> bytes:
         """The KB's export as it is now (importing it adds nothing)."""
@@ -233,6 +247,13 @@ def world(api, kb, other_kb) -> World:
     retired = MemoryFactory(kb=kb, text=f"The {SECRET} safe is in the attic.")
     retired.retire(reason="moved")
     MemoryFactory(kb=kb, end_user=alice, text=f"Alice keeps the {SECRET} spare key.")
+    reviews = [
+        conflict_review(
+            MemoryFactory(kb=kb, end_user=alice, text=f"I work at {SECRET} Acme {n}."),
+            MemoryFactory(kb=kb, end_user=alice, text=f"I work at {SECRET} Globex {n}."),
+        )
+        for n in range(4)
+    ]
     insight = InsightFactory(kb=kb, memories=[memory], text=f"The {SECRET} codes are kept in folders.")
     MessageFactory(session=SessionFactory(kb=kb, external_id="s1"), content=f"The {SECRET} code is in the folder.")
     memories_embed_missing()
@@ -251,7 +272,17 @@ def world(api, kb, other_kb) -> World:
         alice_spare_key=bot.issue_key(name=f"{SECRET} phone", end_user=alice)[0],
         read_only_key=bot.issue_key(name=f"{SECRET} reader", read_only=True)[1],
         alice_key=bot.issue_key(name=f"{SECRET} alice's app", end_user=alice)[1],
+        review=reviews[0],
+        review_to_accept=reviews[1],
+        review_to_revert=reviews[2],
+        review_to_keep=reviews[3],
     )
+
+
+def conflict_review(older: Memory, newer: Memory) -> ReviewItem:
+    """An open conflict between two of alice's facts."""
+    conflict_open(older=older, newer=newer, attribute="employer")
+    return ReviewItem.objects.get(older=older, newer=newer)
 
 
 def state(bot) -> dict:
