@@ -86,7 +86,7 @@ def run():
     from django.core.cache import cache
 
     from kbsite.models import EndUser, KnowledgeBase
-    from memories.dashboard import kb_counts
+    from memories.admin.dashboard import kb_counts
     from memories.models import Memory
 
     bot, _ = users_scale._prepare(False)

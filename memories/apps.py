@@ -18,7 +18,7 @@ class MemoriesConfig(AppConfig):
 
 class OperatorsAdminConfig(admin_apps.AdminConfig):
     """``django.contrib.admin`` (in INSTALLED_APPS in its place) whose site's index page is the operators'
-    dashboard (:mod:`memories.dashboard`)."""
+    dashboard (:mod:`memories.admin.site`, :mod:`memories.admin.dashboard`)."""
 
     default = False  # the memories app's own config is MemoriesConfig
-    default_site = "memories.dashboard.OperatorsAdminSite"
+    default_site = "memories.admin.site.operators_site"

@@ -1,5 +1,6 @@
-"""Admin for operators: knowledge bases with the recall console, what bots send, memories and insights, and end
-users with their data rights. Bots, keys and job runs are in kbsite/admin.py, documents in knowledge/admin.py."""
+"""Admin for operators: the admin site whose home page is the dashboard (``site``, ``dashboard``), knowledge bases
+with the recall console, what bots send, memories and insights, and end users with their data rights. Bots, keys and
+job runs are in kbsite/admin.py, documents in knowledge/admin.py."""
 
 from memories.admin import conversations, end_users, knowledge_bases, memories
 

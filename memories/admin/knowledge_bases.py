@@ -18,8 +18,8 @@ from kbsite.operators import OperatedAdmin, operated
 from knowledge.models import Document
 from knowledge.services import enqueue_document
 from memories import portability, selectors
+from memories.admin.dashboard import COUNTS, kb_counts
 from memories.consolidation import enqueue_consolidation
-from memories.dashboard import COUNTS, kb_counts
 from memories.forms import RecallConsoleForm
 from memories.recall import RecallQuery, recall
 from memories.recall.answers import kb_ask

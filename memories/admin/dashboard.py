@@ -1,5 +1,5 @@
-"""The operators' dashboard, the admin's index page (:class:`OperatorsAdminSite`): what is happening in the
-knowledge bases an operator may see, for all of them, one bot, one KB, or one end user.
+"""The operators' dashboard's figures: what is happening in the knowledge bases in view, for all of them, one bot,
+one KB, or one end user (the admin's index page, :mod:`memories.admin.site`, shows them).
 
 Per request it reads no big table: the counts of memories, waiting turns and jobs come from a small cache
 refreshed every DASHBOARD_CACHE_SECONDS (one grouped count per table, through indexes), and the 30 days of
@@ -14,15 +14,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib import admin
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
 from django.db.models import Count, F
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from kbsite.models import Bot, EndUser, JobRun, KnowledgeBase
-from kbsite.operators import operated
+from kbsite.models import EndUser, JobRun, KnowledgeBase
 from kbsite.stats import stats_series
 from memories.models import Memory, Message
 
@@ -140,60 +137,3 @@ def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Dash
             "running? (make run starts them; manage.py qcluster runs them alone)"
         )
     return board
-
-
-class OperatorsAdminSite(admin.AdminSite):
-    """The admin site of kbsite, whose index page is the dashboard (``memories.apps.OperatorsAdminConfig``)."""
-
-    site_header = "kbsite"
-    site_title = "kbsite"
-    index_title = "Dashboard"
-    index_template = "admin/dashboard.html"
-    # The dashboard (every page's "Home") links every list; without the side bar a list has the page's width, and
-    # the memory and job lists read at 1,400 pixels without scrolling sideways.
-    enable_nav_sidebar = False
-
-    def index(self, request, extra_context=None):
-        return super().index(request, {**dashboard_context(request), **(extra_context or {})})
-
-
-def dashboard_context(request) -> dict:
-    """The dashboard of what the request asks for (``bot``, ``kb``, ``end_user``: ids), within what the user may
-    see."""
-    bots = list(operated(Bot.objects.all(), request.user))
-    all_kbs = list(operated(KnowledgeBase.objects.all(), request.user))
-    picked = {name: _int(request.GET.get(name)) for name in ("bot", "kb", "end_user")}
-    end_user = None
-    if picked["end_user"] is not None:
-        end_user = operated(EndUser.objects.select_related("bot"), request.user).filter(pk=picked["end_user"]).first()
-        picked["bot"] = end_user.bot_id if end_user else None
-    kbs = [
-        kb
-        for kb in all_kbs
-        if (picked["bot"] is None or kb.bot_id == picked["bot"]) and (picked["kb"] is None or kb.pk == picked["kb"])
-    ]
-    if end_user is not None:
-        scope = f"end_user__id__exact={end_user.pk}"
-    elif picked["kb"] is not None:
-        scope = f"kb__id__exact={picked['kb']}"
-    elif picked["bot"] is not None:
-        scope = f"kb__bot__id__exact={picked['bot']}"
-    else:
-        scope = ""
-    return {
-        "board": dashboard(kbs, end_user),
-        "scope_query": scope,
-        "jobs_scope_query": "" if end_user else scope,
-        "cache_seconds": settings.DASHBOARD_CACHE_SECONDS,
-        "bots": bots,
-        "all_kbs": all_kbs,
-        "picked": picked,
-        "end_user": end_user,
-    }
-
-
-def _int(value) -> int | None:
-    try:
-        return int(value) if value not in (None, "") else None
-    except (TypeError, ValueError, ValidationError):
-        return None
