@@ -68,8 +68,13 @@ def test_the_key_acts_as_its_user_without_naming_them(alice_api, api, two_users,
     run_queued_tasks()
     assert Memory.objects.get(text__contains="Luna").end_user.external_id == "alice"
     assert Memory.objects.get(text__contains="cello").end_user.external_id == "alice"
-    found = alice_api.post("/api/v1/tools/memory_search/", json={"arguments": {"query": "mussels"}}).json()
-    assert "Bob" not in str(found)
+    # Bob's memory is the one about mussels; searching for them, the key finds Alice's and the shared ones only.
+    found = alice_api.post("/api/v1/tools/memory_search/", json={"arguments": {"query": "shellfish mussels"}})
+    assert found.status_code == 200, found.text
+    found_texts = {hit["text"] for hit in found.json()["result"]["results"]}
+    assert "Alice is allergic to shellfish." in found_texts and not any("Bob" in text for text in found_texts)
+    as_bob = {"arguments": {"query": "shellfish mussels"}, "user_id": "bob"}
+    assert "Bob loves shellfish" in api.post("/api/v1/tools/memory_search/", json=as_bob).text  # it is there
     assert alice_api.post("/api/v1/kbs/notes/ask/", json={"question": "What is Alice allergic to?"}).ok
     assert alice_api.get("/api/v1/users/alice/").json()["user_id"] == "alice"
     assert alice_api.get("/api/v1/users/alice/export/").status_code == 200
