@@ -164,16 +164,22 @@ def offline(settings):
 
 @pytest.fixture
 def fake_llm(settings):
-    """A scripted OpenAI-compatible server, configured as the product's LLM."""
+    """A scripted OpenAI-compatible server, configured as the product's LLM. Its time-out is a realistic one (a
+    pause of a loaded machine must not turn into a time-out that takes the next scripted reply); a test of
+    time-outs sets a short one itself. A test that leaves scripted replies unused fails (see
+    ``FakeLLM.allow_unused``)."""
     server = FakeLLM()
     settings.LLM_BASE_URL = server.base_url
     settings.LLM_MODEL = "fake-model"
     settings.LLM_API_KEY = "test"
-    settings.LLM_TIMEOUT_SECONDS = 1.0
+    settings.LLM_TIMEOUT_SECONDS = 30.0
     settings.LLM_MAX_RETRIES = 2
     settings.LLM_RETRY_BACKOFF_SECONDS = 0.01
     yield server
     server.close()
+    unused = server.unused
+    if unused and not server.unused_allowed:
+        pytest.fail(f"{len(unused)} scripted LLM replies were never asked for: {[step[:2] for step in unused]}")
 
 
 def run_queued_tasks() -> int:

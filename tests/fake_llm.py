@@ -2,7 +2,9 @@
 
 Each chat completion pops the next scripted reply: JSON content, raw text,
 an HTTP error status, or a delay longer than the client's timeout. An
-unscripted call is answered 500 "script exhausted" so a test notices it.
+unscripted call is answered 500 "script exhausted" so a test notices it, and
+the ``fake_llm`` fixture fails a test that leaves scripted replies unused
+(unless the test calls :meth:`FakeLLM.allow_unused`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ class FakeLLM:
     def __init__(self) -> None:
         self.script: deque = deque()
         self.requests: list[dict] = []
+        self.embedding_stalls: deque = deque()  # seconds the next embeddings requests wait before answering
+        self.unused_allowed = False
         self._lock = threading.Lock()
         fake = self
 
@@ -35,6 +39,9 @@ class FakeLLM:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if self.path.endswith("/embeddings"):
+                    with fake._lock:
+                        stall = fake.embedding_stalls.popleft() if fake.embedding_stalls else 0
+                    time.sleep(stall)
                     return self._json(200, fake._embeddings(body))
                 with fake._lock:
                     fake.requests.append(body)
@@ -224,6 +231,23 @@ class FakeLLM:
     def reply_after(self, seconds: float) -> FakeLLM:
         self.script.append(("sleep", seconds))
         return self
+
+    def embeddings_after(self, seconds: float) -> FakeLLM:
+        """The next embeddings request (an ``EMBEDDING_BACKEND=openai`` pointed here) answers after ``seconds``."""
+        self.embedding_stalls.append(seconds)
+        return self
+
+    def allow_unused(self) -> FakeLLM:
+        """Let the test end with scripted replies left over (a reply that is there in case of a retry that may or
+        may not come); by default the fixture fails a test whose script was not used up."""
+        self.unused_allowed = True
+        return self
+
+    @property
+    def unused(self) -> list[tuple]:
+        """The scripted replies (and embedding stalls) no call has taken."""
+        with self._lock:
+            return list(self.script) + [("embeddings_after", seconds) for seconds in self.embedding_stalls]
 
     # --- what was asked ---
     @property

@@ -175,12 +175,14 @@ def test_malformed_reply_then_success(api, kb, fake_llm):
     assert run.status == "succeeded" and run.tokens_in == 360
 
 
-def test_timeout_then_success(api, kb, fake_llm):
+def test_timeout_then_success(api, kb, fake_llm, settings):
     """A reply slower than the client timeout is a failed attempt, then retried."""
+    settings.LLM_TIMEOUT_SECONDS = 1.0
     fake_llm.reply_after(2.5).reply_json(add("Alice runs marathons."))
     post_turns(api, [("m1", "I run marathons every spring.")])
     run_queued_tasks()
     assert Memory.objects.get().text == "Alice runs marathons."
+    assert fake_llm.calls == 2  # the one that timed out, and its retry
 
 
 def test_permanent_failure_leaves_input_retriable_and_run_failed(api, kb, fake_llm):
