@@ -8,7 +8,10 @@ import time
 
 import pytest
 
+from kbsite.jobs import job_retry
 from kbsite.models import JobRun
+from knowledge.models import Document
+from memories import ingest
 from memories.models import Insight, Memory, Session
 from memories.schedules import ensure_schedules
 from tests.conftest import wait_for
@@ -103,6 +106,60 @@ def test_a_job_past_its_time_limit_fails_with_the_reason_and_is_retried(api, kb,
     assert run.status == "retried" and "job time limit (10 s" in run.error
     assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
     assert not Session.objects.filter(claimed_by__isnull=False).exists()
+
+
+# A job stopped at its time limit waits to be retried by hand, so that the test sees where it left its input.
+STOPPED_AND_LEFT = {
+    "JOB_TIMEOUT_SECONDS": "10",
+    "JOB_RETRY_SECONDS": "3600",
+    "JOB_RETRY_MAX_SECONDS": "3600",
+    "LLM_TIMEOUT_SECONDS": "60",
+}
+
+
+def _failed(job: JobRun, timeout: float) -> JobRun:
+    wait_for(lambda: JobRun.objects.get(pk=job.pk).status == "failed", timeout, f"the {job.kind} job to fail")
+    job.refresh_from_db()
+    return job
+
+
+@pytest.mark.parametrize("qcluster_env", [{**STOPPED_AND_LEFT, "EMBEDDING_BACKEND": "openai"}])
+def test_a_document_job_past_its_time_limit_fails_with_the_reason_and_the_document_shows_it(
+    api, kb, fake_llm, qcluster
+):
+    """A document whose embedding endpoint stalls past the job time limit is stopped by django-q (its SystemExit, in
+    the worker): the run ends failed with the reason, not running forever, and the document says failed with it,
+    not processing forever; re-indexing it works."""
+    fake_llm.embeddings_after(30)  # the workers embed through the fake server (EMBEDDING_BACKEND=openai)
+    response = api.post("/api/v1/kbs/notes/documents/", files={"file": ("tea.txt", b"Alice likes green tea.")})
+    assert response.status_code == 202, response.text
+    job = _failed(JobRun.objects.get(kind="document"), 90)
+    assert "job time limit (10 s" in job.error
+    document = Document.objects.get()
+    assert document.status == "failed" and "job time limit" in document.error
+    retried = job_retry(job=job)
+    wait_for(lambda: Document.objects.get().status == "done", 60, "the document to be indexed again")
+    assert JobRun.objects.get(pk=retried.pk).status == "succeeded"
+
+
+@pytest.mark.parametrize("qcluster_env", [STOPPED_AND_LEFT])
+def test_an_inbox_job_past_its_time_limit_parks_its_file_with_the_reason(kb, fake_llm, qcluster):
+    """An inbox file whose extraction (its LLM call) outlasts the job time limit: django-q stops the job; the
+    claimed file is not left in .processing but parked in failed/ with the reason, from where a retry takes it."""
+    fake_llm.reply_after(30)
+    fake_llm.reply_json({"add": [{"text": "Alice keeps three beehives in Porto."}], "supersede": [], "edges": []})
+    inbox_file = kb.inbox_dir / "long.txt"
+    inbox_file.write_text("Alice keeps three beehives in Porto.")
+    os.utime(inbox_file, (time.time() - 60, time.time() - 60))
+    ingest.inbox_scan()  # or the cluster's scheduled scan, whichever claims it first
+    wait_for(lambda: JobRun.objects.filter(kind="ingest_file").exists(), 60, "the file to be claimed")
+    job = _failed(JobRun.objects.get(kind="ingest_file"), 90)
+    assert "job time limit (10 s" in job.error
+    assert not list((kb.inbox_dir / ".processing").iterdir())
+    assert "job time limit" in (kb.failed_dir / "long.txt.error.txt").read_text()
+    job_retry(job=job)
+    wait_for(lambda: (kb.processed_dir / "long.txt").exists(), 60, "the retried file to be processed")
+    assert Memory.objects.get().source == "inbox:long.txt"
 
 
 @pytest.mark.parametrize("qcluster_env", [{"JOB_RETRY_SECONDS": "1", "LLM_TIMEOUT_SECONDS": "60"}])

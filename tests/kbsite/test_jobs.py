@@ -3,12 +3,8 @@ failed runs, finished jobs never run twice, and a failed job of any kind queued 
 
 from __future__ import annotations
 
-import os
-import time
-
 import pytest
 from django.db import transaction
-from django_q.exceptions import TimeoutException
 from django_q.models import OrmQ
 
 from kbsite import jobs
@@ -16,8 +12,8 @@ from kbsite.models import JobRun
 from knowledge import services as knowledge_services
 from memories import consolidation, ingest, tasks
 from memories.archive import enqueue_archive
-from memories.ingest import claims, inbox
-from memories.models import Memory, Session
+from memories.ingest import claims
+from memories.models import Session
 from tests.conftest import run_queued_tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -120,46 +116,6 @@ def test_a_failed_job_of_every_kind_is_queued_again(kb):
         .exclude(pk__in=[job.pk for job in failed])
         .exists()
     )
-
-
-def _stopped_at_time_limit(*args, **kwargs):
-    raise TimeoutException("Task exceeded maximum timeout value (600 seconds)")
-
-
-def test_a_document_job_stopped_at_its_time_limit_fails_with_the_reason_and_the_document_shows_it(kb, monkeypatch):
-    """django-q raises its time limit as SystemExit; the run still ends failed with the reason (not running forever)
-    and the document says failed with it (not processing forever); re-indexing it works."""
-    document, job = knowledge_services.document_upload(kb=kb, name="big.txt", data=b"Alice likes tea.")
-    monkeypatch.setattr(knowledge_services.processing, "extract_text", _stopped_at_time_limit)
-    run_queued_tasks()  # as a worker runs it: django-q records the exception
-    job.refresh_from_db()
-    document.refresh_from_db()
-    assert job.status == JobRun.Status.FAILED and "job time limit" in job.error
-    assert document.status == document.Status.FAILED and "job time limit" in document.error
-    monkeypatch.undo()
-    assert jobs.job_retry(job=job) is not None
-    run_queued_tasks()
-    document.refresh_from_db()
-    assert document.status == document.Status.DONE
-
-
-def test_an_inbox_job_stopped_at_its_time_limit_parks_its_file_with_the_reason(kb, monkeypatch):
-    """The claimed file of a stopped job is not left in .processing: it lands in failed/ with the reason, from
-    where a retry takes it."""
-    inbox_file = kb.inbox_dir / "long.txt"
-    inbox_file.write_text("Alice keeps three beehives in Porto.")
-    os.utime(inbox_file, (time.time() - 60, time.time() - 60))
-    assert ingest.inbox_scan() == 1
-    monkeypatch.setattr(inbox, "extract_text", _stopped_at_time_limit)
-    run_queued_tasks()
-    job = JobRun.objects.get(kind=JobRun.Kind.INGEST_FILE)
-    assert job.status == JobRun.Status.FAILED and "job time limit" in job.error
-    assert not list((kb.inbox_dir / ".processing").iterdir())
-    assert "job time limit" in (kb.failed_dir / "long.txt.error.txt").read_text()
-    monkeypatch.undo()
-    jobs.job_retry(job=job)
-    run_queued_tasks()
-    assert (kb.processed_dir / "long.txt").exists() and Memory.objects.filter(source="inbox:long.txt").exists()
 
 
 def test_failing_a_job_hands_back_the_sessions_it_claimed(kb):
