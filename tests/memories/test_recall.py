@@ -118,24 +118,24 @@ def test_session_exclusion(api, kb):
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "field"),
     [
-        {},
-        {"query": ""},
-        {"query": "x", "k": 0},
-        {"query": "x", "k": 1000},
-        {"query": "x", "budget_chars": -5},
-        {"query": "x", "kinds": ["gossip"]},
-        {"query": "x", "as_of": "last week"},
-        {"query": "x", "exclude_session": True},
-        {"query": ["x"]},
+        ({}, "query"),
+        ({"query": ""}, "query"),
+        ({"query": "x", "k": 0}, "k"),
+        ({"query": "x", "k": 1000}, "k"),
+        ({"query": "x", "budget_chars": -5}, "budget_chars"),
+        ({"query": "x", "kinds": ["gossip"]}, "kinds"),
+        ({"query": "x", "as_of": "last week"}, "as_of"),
+        ({"query": "x", "exclude_session": True}, "session_id"),  # the one it needs
+        ({"query": ["x"]}, "query"),
     ],
 )
-def test_bad_recall_parameters_are_400s(api, kb, body):
-    """Every malformed parameter is a 400 naming the field."""
+def test_bad_recall_parameters_are_400s(api, kb, body, field):
+    """Every malformed parameter is a 400 naming the field, and that field only."""
     response = api.post("/api/v1/kbs/notes/recall/", json=body)
     assert response.status_code == 400
-    assert response.json()
+    assert list(response.json()) == [field], response.text
 
 
 def test_context_block_spans_always_on_kbs_with_ids_and_threshold(api, kb):
