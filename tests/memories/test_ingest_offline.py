@@ -117,21 +117,31 @@ def test_text_ingest_is_accepted_and_processed(api, kb):
 
 
 def test_messages_bad_input_is_a_4xx(api, kb):
-    """Missing fields, wrong types, empty batches, blank content and unknown roles are explained."""
+    """Missing fields, wrong types, empty batches, blank content and unknown roles are explained, each error under
+    the field it is about (a turn's by its place in the batch)."""
     cases = [
-        {"messages": [turn("d1", "x")]},
-        {"session_id": "s1", "messages": []},
-        {"session_id": "s1", "messages": "hello"},
-        {"session_id": "s1", "messages": [{"external_id": "d1"}]},
-        {"session_id": "s1", "messages": [{"external_id": "d1", "content": "   "}]},
-        {"session_id": "s1", "messages": [{"external_id": "d1", "content": "hi", "role": "wizard"}]},
-        {"session_id": "s1", "messages": [{"external_id": "d1", "content": "hi", "created_at": "last tuesday"}]},
-        {"session_id": ["s1"], "messages": [turn("d1", "x")]},
+        ({"messages": [turn("d1", "x")]}, ["session_id"]),
+        ({"session_id": "s1", "messages": []}, ["messages"]),
+        ({"session_id": "s1", "messages": "hello"}, ["messages"]),
+        ({"session_id": "s1", "messages": [{"external_id": "d1"}]}, ["messages", "0", "content"]),
+        ({"session_id": "s1", "messages": [{"external_id": "d1", "content": "   "}]}, ["messages", "0", "content"]),
+        (
+            {"session_id": "s1", "messages": [{"external_id": "d1", "content": "hi", "role": "wizard"}]},
+            ["messages", "0", "role"],
+        ),
+        (
+            {"session_id": "s1", "messages": [{"external_id": "d1", "content": "hi", "created_at": "last tuesday"}]},
+            ["messages", "0", "created_at"],
+        ),
+        ({"session_id": ["s1"], "messages": [turn("d1", "x")]}, ["session_id"]),
     ]
-    for body in cases:
+    for body, where in cases:
         response = api.post("/api/v1/kbs/notes/messages/", json=body)
         assert response.status_code == 400, body
-        assert response.json()
+        error = response.json()
+        for name in where:  # the error names the field, down to it, and nothing else
+            assert isinstance(error, dict) and list(error) == [name], (where, response.text)
+            error = error[name]
     assert Message.objects.count() == 0
 
 
