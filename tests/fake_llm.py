@@ -22,6 +22,7 @@ class FakeLLM:
         self.script: deque = deque()
         self.requests: list[dict] = []
         self.embedding_stalls: deque = deque()  # seconds the next embeddings requests wait before answering
+        self.meanwhiles: deque = deque()  # what happens elsewhere while the next calls wait for their answer
         self.unused_allowed = False
         self._lock = threading.Lock()
         fake = self
@@ -46,6 +47,9 @@ class FakeLLM:
                 with fake._lock:
                     fake.requests.append(body)
                     step = fake.script.popleft() if fake.script else ("status", 500, "script exhausted")
+                    meanwhile = fake.meanwhiles.popleft() if fake.meanwhiles else None
+                if meanwhile is not None:
+                    meanwhile()
                 kind = step[0]
                 if self.path.endswith("/messages"):  # Anthropic's Messages API: the same script, its shapes
                     return self._anthropic(step)
@@ -237,6 +241,12 @@ class FakeLLM:
         self.embedding_stalls.append(seconds)
         return self
 
+    def meanwhile(self, action) -> FakeLLM:
+        """Run ``action`` (in the server's thread) when the next call arrives, before it is answered: something
+        that happens while the caller waits for the LLM."""
+        self.meanwhiles.append(action)
+        return self
+
     def allow_unused(self) -> FakeLLM:
         """Let the test end with scripted replies left over (a reply that is there in case of a retry that may or
         may not come); by default the fixture fails a test whose script was not used up."""
@@ -245,9 +255,13 @@ class FakeLLM:
 
     @property
     def unused(self) -> list[tuple]:
-        """The scripted replies (and embedding stalls) no call has taken."""
+        """The scripted replies (and embedding stalls, and actions meanwhile) no call has taken."""
         with self._lock:
-            return list(self.script) + [("embeddings_after", seconds) for seconds in self.embedding_stalls]
+            return (
+                list(self.script)
+                + [("embeddings_after", seconds) for seconds in self.embedding_stalls]
+                + [("meanwhile", action) for action in self.meanwhiles]
+            )
 
     # --- what was asked ---
     @property

@@ -172,10 +172,14 @@ def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three, tra
     assert insight.text[:40] in page
 
 
-def test_memories_deleted_while_the_llm_thinks_are_not_linked(api, three, fake_llm, monkeypatch):
+def test_memories_deleted_while_the_llm_thinks_are_not_linked(live_server, api, three, fake_llm):
     """A memory deleted (or retired) between reading the batch and storing the insights is not linked, an insight
     left with one memory is dropped, and the run succeeds instead of failing on a foreign key."""
     a, b, c = three
+    deleted = []
+    # While the job waits for the LLM's answer, a client deletes a memory of the batch through the API (another
+    # request, its own connection, committed).
+    fake_llm.meanwhile(lambda: deleted.append(api.delete(f"/api/v1/kbs/notes/memories/{a.pk}/").status_code))
     fake_llm.reply_json(
         {
             "insights": [
@@ -184,15 +188,8 @@ def test_memories_deleted_while_the_llm_thinks_are_not_linked(api, three, fake_l
             ]
         }
     )
-    real = consolidation._llm_insights
-
-    def meanwhile(batch, job):
-        insights = real(batch, job)
-        Memory.objects.filter(pk=a.pk).delete()  # an operator deletes a memory of the batch meanwhile
-        return insights
-
-    monkeypatch.setattr(consolidation, "_llm_insights", meanwhile)
     run = consolidate(api)
+    assert deleted == [204] and not Memory.objects.filter(pk=a.pk).exists()
     assert run.status == "succeeded" and run.facts_added == 1
     insight = Insight.objects.get()
     assert insight.text == "Everyone here drinks something."
