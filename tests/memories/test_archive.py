@@ -140,25 +140,25 @@ def test_llm_failure_leaves_the_turns_for_a_retry(kb, session, fake_llm):
     assert not Document.objects.exists()
 
 
-def test_an_embedding_failure_leaves_the_turns_for_a_retry(kb, session, monkeypatch):
+def test_an_embedding_failure_leaves_the_turns_for_a_retry(kb, session, settings):
     """The summary is embedded before anything is stored: when the backend fails, the run fails with the reason,
     the cursor stays, no document is left behind, and the retry then archives the turns."""
     from kbsite.ai import embeddings
 
-    real_embed = embeddings.embed
-
-    def unreachable(texts):
-        raise embeddings.EmbeddingError("embedding endpoint failed: connection refused")
-
-    monkeypatch.setattr(embeddings, "embed", unreachable)
-    enqueue_archive(session=session, keep=0)
-    run_queued_tasks()
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_BASE_URL = "http://127.0.0.1:9/v1"  # a remote backend that is down: nothing listens there
+    embeddings.get_embedder.cache_clear()
+    try:
+        enqueue_archive(session=session, keep=0)
+        run_queued_tasks()
+    finally:
+        settings.EMBEDDING_BACKEND = "local"  # the backend is back
+        embeddings.get_embedder.cache_clear()
     run = JobRun.objects.get(kind=JobRun.Kind.ARCHIVE)
-    assert run.status == "failed" and "connection refused" in run.error
+    assert run.status == "failed" and "embedding endpoint failed" in run.error, run.error
     assert Session.objects.get(pk=session.pk).archived_through == 0
     assert not Document.objects.exists()
 
-    monkeypatch.setattr(embeddings, "embed", real_embed)
     enqueue_archive(session=session, keep=0)
     run_queued_tasks()
     assert Document.objects.get(doc_type=Document.Type.CONVERSATION).chunks.exists()
