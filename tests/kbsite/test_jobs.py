@@ -13,7 +13,7 @@ from knowledge import services as knowledge_services
 from memories import consolidation, ingest, tasks
 from memories.archive import enqueue_archive
 from memories.ingest import claims
-from memories.models import Session
+from memories.models import Memory, Session
 from tests.conftest import run_queued_tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,15 +66,20 @@ def test_an_unexpected_error_marks_the_run_failed_with_its_error(kb, monkeypatch
     assert job.error == "KeyError: 'a bug, not a provider failure'"
 
 
-def test_finished_missing_or_other_kind_jobs_do_not_run(kb, monkeypatch):
-    """A re-delivered task of a finished job, a deleted job, or a job of another kind does nothing."""
-    ran = []
-    monkeypatch.setattr(ingest, "extract_pending", lambda *, job: ran.append(job))
+def test_finished_missing_or_other_kind_jobs_do_not_run(kb):
+    """A re-delivered task of a finished job, a deleted job, or a job of another kind does nothing: the turns
+    waiting to be extracted still wait (the job queued for them extracts them), and the runs stay as they were."""
+    turns = [{"external_id": "m1", "speaker": "Ann", "content": "I live in Porto and work as a nurse."}]
+    ingest.messages_receive(kb=kb, session_id="s1", messages=turns)
     done = JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.SUCCEEDED)
     other = JobRun.objects.create(kb=kb, kind=JobRun.Kind.CONSOLIDATE)
     for job_id in (done.pk, other.pk, 999_999):
         assert tasks.extract_pending(job_id) is None
-    assert ran == []
+    assert not Memory.objects.exists() and Session.objects.get().extracted_through == 0
+    assert JobRun.objects.get(pk=done.pk).status == JobRun.Status.SUCCEEDED
+    assert JobRun.objects.get(pk=other.pk).status == JobRun.Status.QUEUED
+    run_queued_tasks()
+    assert Memory.objects.filter(kb=kb).exists()  # what the re-delivered tasks would have done, had they run
 
 
 def _fail(job: JobRun) -> JobRun:
