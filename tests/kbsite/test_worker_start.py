@@ -45,11 +45,14 @@ def test_a_task_run_inline_does_not_warm_the_embedder(monkeypatch):
     assert gc.get_freeze_count() == 0
 
 
-def test_a_worker_starts_even_if_the_model_cannot_load(monkeypatch, caplog):
-    def broken():
-        raise OSError("model files missing")
-
-    monkeypatch.setattr(embeddings, "warm_up", broken)
-    with caplog.at_level(logging.ERROR, logger="kbsite.receivers"):
-        post_spawn.send(sender="django_q", proc_name="Process-1:1")
+def test_a_worker_starts_even_if_the_model_cannot_load(settings, caplog):
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_BASE_URL = ""  # a remote backend with no address: no embedder can be made
+    embeddings.get_embedder.cache_clear()
+    try:
+        with caplog.at_level(logging.ERROR, logger="kbsite.receivers"):
+            post_spawn.send(sender="django_q", proc_name="Process-1:1")
+    finally:
+        embeddings.get_embedder.cache_clear()
     assert "could not prepare the embedding model" in caplog.text
+    assert "EMBEDDING_BACKEND=openai needs EMBEDDING_BASE_URL" in caplog.text  # the real reason, logged

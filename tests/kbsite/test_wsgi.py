@@ -19,15 +19,18 @@ def test_the_web_process_embeds_a_query_as_it_starts(monkeypatch):
     assert len(seen) == 1 and kbsite.wsgi.application is not None
 
 
-def test_the_web_process_starts_when_the_backend_is_unreachable(monkeypatch):
-    def unreachable(text):
-        raise embeddings.EmbeddingError("embedding endpoint failed: connection refused")
-
+def test_the_web_process_starts_when_the_backend_is_unreachable(settings, monkeypatch):
+    settings.EMBEDDING_BACKEND = "openai"
+    settings.EMBEDDING_BASE_URL = "http://127.0.0.1:9/v1"  # a remote backend that is down: nothing listens there
+    settings.LLM_TIMEOUT_SECONDS = 5
+    embeddings.get_embedder.cache_clear()
     warnings = []
-    monkeypatch.setattr(embeddings, "embed_query", unreachable)
     # Django's set-up reconfigures logging, so the warning is caught at the logger itself.
     monkeypatch.setattr(logging.getLogger("kbsite.serving"), "warning", lambda msg, *a, **k: warnings.append(msg))
-    importlib.reload(kbsite.wsgi)
-    kbsite.wsgi.warming.join(timeout=30)
+    try:
+        importlib.reload(kbsite.wsgi)
+        kbsite.wsgi.warming.join(timeout=30)
+    finally:
+        embeddings.get_embedder.cache_clear()
     assert kbsite.wsgi.application is not None
     assert warnings == ["could not prepare query embedding at start"]
