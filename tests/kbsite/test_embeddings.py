@@ -99,23 +99,27 @@ def test_without_onnx_queries_embed_through_pytorch(settings, monkeypatch, caplo
     assert "ONNX query path is not available" in caplog.text
 
 
-def test_queries_of_any_length_embed_as_in_a_batch_through_the_traced_path(monkeypatch):
+def test_queries_of_any_length_embed_as_in_a_batch_through_the_traced_path(settings, monkeypatch):
     """Without ONNX Runtime the query path is traced once, for one text; texts shorter and longer than the one it
     was traced with still give the batch's vectors. If tracing fails, queries still embed (eagerly) to the same
     vectors."""
-    embedder = embeddings.get_embedder()
-    monkeypatch.setattr(embedder, "_onnx", False)
+    import torch
+
+    settings.EMBEDDING_ONNX = False
+    embedder = embeddings.LocalEmbedder()
     texts = ["Hi?", "Where did Nora's sister move last spring?", " ".join(["a long query about the garden"] * 20)]
     batched = embeddings.embed(texts)
     for text, vector in zip(texts, batched, strict=True):
-        assert max(abs(a - b) for a, b in zip(embeddings.embed_query(text), vector, strict=True)) < 1e-4
+        assert max(abs(a - b) for a, b in zip(embedder.embed_one(text), vector, strict=True)) < 1e-4
     assert embedder._traced  # the traced path was the one used
 
-    traced, embedder._traced = embedder._traced, False  # as after a failed trace
-    try:
-        assert max(abs(a - b) for a, b in zip(embeddings.embed_query(texts[1]), batched[1], strict=True)) < 1e-4
-    finally:
-        embedder._traced = traced
+    def broken(*args, **kwargs):
+        raise RuntimeError("tracing unsupported here")
+
+    monkeypatch.setattr(torch.jit, "trace", broken)  # a PyTorch that cannot trace this model
+    eager = embeddings.LocalEmbedder()
+    assert max(abs(a - b) for a, b in zip(eager.embed_one(texts[1]), batched[1], strict=True)) < 1e-4
+    assert eager._traced is False  # tried, failed, embedded eagerly
 
 
 def test_a_failed_trace_falls_back_to_eager(monkeypatch, caplog):
