@@ -28,8 +28,11 @@ TRIVIAL = frozenset(
 # Words that make even a short turn worth keeping: the speaker says something about themselves.
 DURABLE = re.compile(
     r"\b(i|we)\s+(?:[\w']+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|dislike|enjoy|use|want|"
-    r"need|own|moved|started|stopped|finished|bought|adopted|got|went|visited|play|joined|quit|married)\b|"
-    r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b",
+    r"need|own|moved|started|stopped|finished|bought|adopted|got|went|visited|play|joined|quit|married|"
+    r"relocated|left|switched|became|retired|divorced|graduated)\b|"
+    r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b|"
+    # A change of state is never small talk, however short: "We just relocated to Rome.", "Not vegan anymore!"
+    r"\b(no longer|anymore|any more|not \w+ now|big news|news:|relocat\w*|moved (?:to|in|out|back|away))\b",
     re.I,
 )
 MIN_CONTENT_WORDS = 3
@@ -87,3 +90,36 @@ def _capitalised_runs(sentence: str):
 def topics_guess(text: str) -> list[str]:
     counts = Counter(w for w in content_words(text) if len(w) >= 4 and not w.isdigit())
     return [w for w, _ in counts.most_common(3)]
+
+
+# What opens a sentence without stating anything: "Big news: I moved to Berlin!", "Guess what, I quit."
+_OPENER = re.compile(
+    r"^(?:(?:big|good|great|some|exciting|sad|bad|happy) news|guess what|update|fyi|btw|by the way|anyway|"
+    r"oh|so|well|hey|ok|okay|yes|yeah|no|wow|haha|lol)\s*[:!,.\-–—]+\s*",
+    re.I,
+)
+# Where a sentence holds two statements: a new clause with its own subject ("…, and I am allergic to nuts").
+_CLAUSE = re.compile(r";\s+|,?\s+(?:and|but)\s+(?=(?:i|we)\b)", re.I)
+
+
+def statements_of(text: str) -> list[str]:
+    """The statements a text makes, each saying one thing: its sentences, and the clauses of a sentence with a
+    subject of their own, without an opener that says nothing ("Big news:"). What is too slight to stand alone
+    ("Yes, in May.") stays with the statement before it (or, first, the one after), so nothing said is lost."""
+    parts: list[str] = []
+    for sentence in SENTENCE.split(text.strip()):
+        for clause in _CLAUSE.split(sentence.strip()):
+            clause = _OPENER.sub("", clause.strip()).strip()
+            if clause:
+                parts.append(clause[0].upper() + clause[1:] if clause[0].islower() else clause)
+    out: list[str] = []
+    pending = ""
+    for part in parts:
+        if is_salient(part):
+            out.append(f"{pending} {part}" if pending else part)
+            pending = ""
+        elif out:
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            pending = f"{pending} {part}".strip()
+    return out or ([text.strip()] if text.strip() else [])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -68,7 +69,7 @@ class FakeLLM:
                     return self._json(200, fake._completion(None, 10, 5, message=step[1]))
                 if kind == "stream":
                     return self._stream(step[1], step[2])
-                return self._json(200, fake._completion(step[1], step[2], step[3]))
+                return self._json(200, fake._completion(fake._cited(step[1], body), step[2], step[3]))
 
             def _raw(self, code, text):
                 data = text.encode()
@@ -270,6 +271,17 @@ class FakeLLM:
 
     def user_prompt(self, index: int = -1) -> str:
         return next(m["content"] for m in self.requests[index]["messages"] if m["role"] == "user")
+
+    @staticmethod
+    def _cited(content: str | None, body: dict) -> str | None:
+        """An extraction reply's turn citations as a model makes them, from the refs its prompt shows: ``"@all"``
+        cites every turn of the batch, ``"@2"`` its second one (the refs are the product's own, such as m123)."""
+        if not content or '"@' not in content:
+            return content
+        prompt = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
+        refs = re.findall(r"^\[(\w+)\] ", prompt.split("New turns:")[-1], re.M)
+        content = content.replace('"@all"', ", ".join(json.dumps(ref) for ref in refs))
+        return re.sub(r'"@(\d+)"', lambda m: json.dumps(refs[int(m.group(1)) - 1]), content)
 
     # --- responses ---
     @staticmethod

@@ -67,7 +67,7 @@ def _post_two_turns(api) -> None:
     assert api.post("/api/v1/kbs/notes/messages/", json={"session_id": "s", "messages": turns}).status_code == 202
 
 
-FACTS = {"add": [{"text": "Nora is learning the cello.", "source_turns": ["m1"]}], "supersede": [], "edges": []}
+FACTS = {"add": [{"text": "Nora is learning the cello.", "source_turns": ["@1"]}], "supersede": [], "edges": []}
 
 
 @pytest.mark.parametrize("qcluster_env", [{"JOB_RETRY_SECONDS": "1", "LLM_TIMEOUT_SECONDS": "60"}])

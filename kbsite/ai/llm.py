@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -124,8 +125,8 @@ def _response_format(schema: dict | None) -> dict:
 
 
 def _create(system: str, user: str, schema: dict | None):
-    """The chat completion, asking for replies of ``schema`` where the endpoint takes a JSON schema (a 400 about
-    the response format: it is asked again, and from then on, for a JSON object)."""
+    """The chat completion, asking for replies of ``schema`` where the endpoint takes a JSON schema (a 400 that
+    names the response format or the schema: it is asked again, and from then on, for a JSON object)."""
     import openai
 
     request = {
@@ -141,7 +142,8 @@ def _create(system: str, user: str, schema: dict | None):
     try:
         return _client().chat.completions.create(**request, response_format=response_format)
     except openai.BadRequestError as exc:
-        if response_format["type"] != "json_schema":
+        about_format = re.search(r"response_format|json_schema|schema", str(exc), re.I)
+        if response_format["type"] != "json_schema" or not about_format:
             raise
         logger.info("the LLM endpoint refused a JSON schema (%s): asking for a JSON object instead", exc)
         _NO_JSON_SCHEMA.add(settings.LLM_BASE_URL)

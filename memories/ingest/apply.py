@@ -102,6 +102,8 @@ def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening
     screened = screen_many([f.text for f in extraction.facts])
     facts = [(f, s) for f, s in zip(extraction.facts, screened, strict=True) if len(s.text) >= 3]
     job.facts_skipped += len(extraction.facts) - len(facts) + extraction.rejected
+    if extraction.rejected:  # facts the LLM gave that share no word with the turns they cite
+        job.detail = {**job.detail, "facts_rejected": job.detail.get("facts_rejected", 0) + extraction.rejected}
     return facts
 
 

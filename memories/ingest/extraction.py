@@ -14,7 +14,8 @@ from datetime import datetime
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kbsite.ai import llm, splitting
-from memories.text import entities_guess, is_salient, topics_guess
+from memories.ingest import grounding
+from memories.text import entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 
@@ -75,12 +76,15 @@ def _kind(text: str) -> str:
 
 
 def extract_heuristic(turns: list[Turn]) -> Extraction:
-    """Keep each salient turn (or sentence group of a long one) as a memory, attributed and dated."""
+    """Keep each statement of a salient turn (a sentence, or a clause with a subject of its own) as a memory,
+    attributed, dated and citing its turn: one statement can be retired (the user moved) without the others (their
+    allergy)."""
     facts: list[Fact] = []
     for turn in turns:
         if not is_salient(turn.text):
             continue
-        for segment in splitting.pieces(turn.text, SEGMENT_CHARS):
+        segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
+        for segment in segments:
             if not is_salient(segment):
                 continue
             text = f"{turn.speaker}: {segment}" if turn.speaker else segment
@@ -201,6 +205,42 @@ class _Reply(BaseModel):
     edges: list[_Edge] = []
 
 
+def _strict(properties: dict) -> dict:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+_TAGS = {"type": "array", "items": {"type": "string"}}
+_FACT = {
+    "text": {"type": "string"},
+    "kind": {"type": "string", "enum": KINDS},
+    "entities": _TAGS,
+    "topics": _TAGS,
+    "importance": {"type": "number"},
+    "valid_from": {"type": ["string", "null"]},
+    "source_turns": _TAGS,
+}
+# The reply asked of the model, as a strict JSON schema (where the endpoint takes one; see kbsite.ai.llm).
+REPLY_SCHEMA = _strict(
+    {
+        "add": {"type": "array", "items": _strict(_FACT)},
+        "supersede": {
+            "type": "array",
+            "items": _strict(
+                {
+                    "id": {"type": "integer"},
+                    "by_text": {"type": "string"},
+                    **{k: v for k, v in _FACT.items() if k != "text"},
+                }
+            ),
+        },
+        "edges": {
+            "type": "array",
+            "items": _strict({"src": {"type": "string"}, "relation": {"type": "string"}, "dst": {"type": "string"}}),
+        },
+    }
+)
+
+
 def render_user_message(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], now: datetime) -> str:
     live = "\n".join(f"{pk} | {kind} | {text}" for pk, kind, text in live_facts) or "(none)"
     lines = []
@@ -216,19 +256,21 @@ def render_user_message(*, turns: list[Turn], live_facts: list[tuple[int, str, s
 
 
 def parse_reply(data: dict, *, turns: list[Turn], live_ids: set[int]) -> tuple[list[Fact], list, int]:
-    """Validate the model's JSON. Raises LLMBadReply when its shape is wrong; drops items that point nowhere."""
+    """Validate the model's JSON. Raises LLMBadReply when its shape is wrong or it is not grounded in the batch
+    (a placeholder, a turn or fact id it was not shown, no 'add' list: see ingest.grounding); a fact sharing no
+    word with the turns it cites is dropped and counted as rejected."""
+    grounding.required_keys(data)
     try:
         reply = _Reply.model_validate(data)
     except ValidationError as exc:
         raise llm.LLMBadReply(f"extraction reply does not match the schema: {exc.errors()[:3]}") from exc
-    refs = {t.ref for t in turns}
+    ground = grounding.Grounding(turns, live_ids)
     when = {t.ref: t.when for t in turns if t.when}
     default_when = max(when.values(), default=None)
     facts: list[Fact] = []
-    rejected = 0
 
-    def fact_from(item: _AddItem, supersedes: int | None = None) -> Fact:
-        turn_refs = [r for r in item.source_turns if r in refs] or sorted(refs)
+    def fact_from(n: int, item: _AddItem, supersedes: int | None = None) -> Fact:
+        turn_refs = ground.cited(n, item.text, item.source_turns)
         # Without a date from the model, the fact is as old as its own source turns (the last of them).
         own_when = max((when[r] for r in turn_refs if r in when), default=default_when)
         return Fact(
@@ -242,20 +284,16 @@ def parse_reply(data: dict, *, turns: list[Turn], live_ids: set[int]) -> tuple[l
             supersedes=supersedes,
         )
 
-    for item in reply.add:
-        facts.append(fact_from(item))
-    for item in reply.supersede:
-        if len(item.text.strip()) < 3:
-            rejected += 1
-            continue
-        # An id the model was not shown cannot be superseded: keep the new fact, retire nothing.
-        facts.append(fact_from(item, supersedes=item.id if item.id in live_ids else None))
-        rejected += item.id not in live_ids
+    for n, item in enumerate(reply.add):
+        facts.append(fact_from(n, item))
+    for n, item in enumerate(reply.supersede):
+        facts.append(fact_from(n, item, supersedes=ground.superseded(n, item.id)))
+    grounded = [f for f in facts if ground.shares_words(f.text, f.turn_refs)]
     edges = [
         (e.src.strip().lower(), e.relation.strip().lower().replace(" ", "_"), e.dst.strip().lower())
         for e in reply.edges
     ]
-    return facts, edges, rejected
+    return grounded, edges, len(facts) - len(grounded)
 
 
 def extract_llm(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], now: datetime) -> Extraction:
@@ -276,6 +314,7 @@ def extract_llm(*, turns: list[Turn], live_facts: list[tuple[int, str, str]], no
             system=SYSTEM_PROMPT,
             user=user,
             validate=lambda data: parse_reply(data, turns=turns, live_ids=live_ids),
+            schema=REPLY_SCHEMA,
             usage=count,
         )
     except llm.LLMError as exc:

@@ -37,6 +37,8 @@ _VERB = (
     r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
     r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
 )
+_DIETS = r"vegetarian|vegan|pescatarian|carnivore|keto|paleo|gluten-free|dairy-free|lactose-free|kosher|halal"
+_DIET_HINTS = ("vegetarian", "vegan", "pescatarian", "meat", "diet", "keto")
 _ATTRIBUTES = (
     "name|birthday|email|email address|e-mail|phone number|number|address|home address|job|job title|title|role|"
     "employer|boss|manager|salary|age|hometown|home town|diet|pronouns|timezone|time zone|team|school|university|"
@@ -52,6 +54,7 @@ class _Pattern:
     strict: bool = False  # the value must end its clause (a qualifier after it changes what is said)
     entire: bool = False  # the value runs to the clause's end ("May 3", "Alice Smith")
     hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
+    negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
 
 
 def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
@@ -93,6 +96,32 @@ _PATTERNS = [
         value="no",
         strict=True,
     ),
+    # Where one works, changed: "I joined Globex", "I quit my job at Acme" (then: not at Acme).
+    _p(
+        "employer",
+        r"(?:i|we)(?: just| recently| finally)* "
+        r"(?:joined|started (?:working |a new job )?at|got a job at|was hired by) " + _END,
+        hints=("joined", "started", "job", "hired", "work"),
+    ),
+    _p(
+        "employer",
+        r"i(?: just| finally)* (?:quit|left)(?: my job| my position| working)?(?: at| with)? " + _END,
+        hints=("quit", "left", "job", "work"),
+        negated=True,
+    ),
+    # A diet: "I am vegetarian", "I'm vegan now", "I am no longer vegetarian", "I eat meat again".
+    _p("diet", r"i(?:'m| am)(?: now| currently| strictly)* (?:an? )?(?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS),
+    _p(
+        "diet",
+        r"i(?:'m| am) (?:no longer|not(?: \w+)?) (?:an? )?(?P<v>" + _DIETS + r")\b",
+        hints=_DIET_HINTS,
+        negated=True,
+    ),
+    _p("diet", r"i (?:eat|started eating) (?P<v>meat|fish) again", hints=("eat", "meat", "fish"), value="omnivore"),
+    # A state of the speaker, said to have ended: "I am no longer married", "I'm not a student anymore" (then
+    # what said it held is restated).
+    _p("is {0}", r"i(?:'m| am) (?:no longer|not) (?:an? )?" + _END, value="no", strict=True),
+    _p("is {0}", r"i(?:'m| am)(?: now| currently)* (?:an? )?" + _END, value="yes", strict=True),
 ]
 _QUALIFIER = re.compile(r"^\s*(?:(?:" + _FILLER + r")\b\s*)*$", re.I)
 # What may follow a value without stating more: time words, a date, a place.
@@ -210,6 +239,8 @@ def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
         value = " ".join(words)
         what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
         slot = pattern.slot.format(value if pattern.value else what)
+        if pattern.negated:
+            value = f"not {value}"
         return slot, pattern.value or value, rest, pattern.hints or tuple((value if pattern.value else what).split())
     return None
 
@@ -226,6 +257,11 @@ def contradicts(old: Statement, new: Statement) -> bool:
         and bool(old.slots)
         and all(slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items())
     )
+
+
+def values_agree(a: str, b: str) -> bool:
+    """Whether two values of one attribute say the same ("berlin" / "berlin germany")."""
+    return _same(a, b)
 
 
 def clash(old: Statement, new: Statement) -> str | None:

@@ -59,6 +59,18 @@ def extract_pending(*, job: JobRun) -> JobRun:
     return job
 
 
+# How many of the turns the salience gate skipped a job run shows (with their text), for an operator to check.
+SKIPPED_SHOWN = 20
+
+
+def _skipped_show(job: JobRun, skipped: list[Turn]) -> None:
+    """Note on the job run the first turns the salience gate skipped, so an operator sees what was left out."""
+    shown = job.detail.get("skipped_turns", [])
+    if skipped and len(shown) < SKIPPED_SHOWN:
+        more = [f"{t.ref}: {t.text[:100]}" for t in skipped]
+        job.detail = {**job.detail, "skipped_turns": (shown + more)[:SKIPPED_SHOWN]}
+
+
 def _by_owner(batches: list[tuple[CursorGuard, list[Turn]]]) -> list[list[tuple[CursorGuard, list[Turn]]]]:
     """The batches grouped by whose sessions they are: one extraction never mixes end users."""
     groups: dict[int | None, list] = {}
@@ -80,6 +92,7 @@ def _extract_group(
     turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
     salient = [t for t in turns if is_salient(t.text)]
+    _skipped_show(job, [t for t in turns if not is_salient(t.text)])
     try:
         # Nothing durable in the group: the cursors still advance, without an LLM call.
         extraction = extract(kb, salient, owner) if salient else Extraction([], [], mode())

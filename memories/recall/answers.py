@@ -8,7 +8,11 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
-from memories.recall import Hit, RecallQuery, recall
+from memories.ingest.statements import statement
+from memories.recall.concepts import concept_words, slots_asked
+from memories.recall.context import block_retrieve
+from memories.recall.current import earlier_values
+from memories.recall.hits import Hit
 from memories.text import SENTENCE, content_words
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
@@ -26,20 +30,35 @@ class Answer:
 
 
 def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
-    """Offline: the sentence of the top memories that shares most words with the question."""
-    wanted = set(content_words(question))
-    best: tuple[float, str, int] | None = None
-    for rank, hit in enumerate(h for h in hits if h.type == "memory"):
-        if rank >= 3:
-            break
+    """Offline: the sentences of the block's facts that answer the question best: those stating an attribute it
+    asks for ("where does she live": where she lives), or sharing most of its words and of the subject it asks
+    about; a second one when it answers a part the first does not ("where does she live and what can she not
+    eat?"). Of facts restated otherwise by a newer one, only the newer. Nothing relevant: "I don't remember"."""
+    earlier = earlier_values(hits)
+    wanted = _stems(content_words(question) + concept_words(question))
+    asked = slots_asked(question)
+    scored: list[tuple[float, int, str, int, frozenset]] = []
+    for rank, hit in enumerate(h for h in hits if h.type == "memory" and h.id not in earlier):
         for sentence in SENTENCE.split(hit.text):
-            overlap = len(wanted & set(content_words(sentence)))
-            score = overlap - rank * 0.5
-            if best is None or score > best[0]:
-                best = (score, sentence.strip(), hit.id)
-    if best is None:
+            matched = wanted & _stems(content_words(sentence))
+            stated = asked & set(statement(sentence).slots)
+            score = len(matched) + 3 * len(stated) - rank * 0.1
+            scored.append((score, -rank, sentence.strip(), hit.id, frozenset(matched | stated)))
+    if not scored:
         return "I don't remember anything about that.", []
-    return best[1], [best[2]]
+    scored.sort(key=lambda row: (-row[0], -row[1]))
+    best = scored[0]
+    answer, cited = [best[2]], [best[3]]
+    second = next((row for row in scored[1:] if row[0] > 0 and row[4] - best[4] and row[3] != best[3]), None)
+    if second:
+        answer.append(second[2])
+        cited.append(second[3])
+    return " ".join(answer), cited
+
+
+def _stems(words: list[str]) -> frozenset[str]:
+    """Words cut to their first five letters: "moved" and "move", "allergic" and "allergy" meet."""
+    return frozenset(w[:5] for w in words)
 
 
 def kb_ask(
@@ -51,16 +70,20 @@ def kb_ask(
     session_id: str | None = None,
     caller: Caller,
 ) -> Answer:
-    """An answer from the memories the caller's end user may see (their own and the shared ones), citing them."""
-    hits = recall(
-        RecallQuery(kbs=(kb,), text=question, k=k, budget_chars=budget_chars, end_user_id=caller.end_user_id)
-    )
+    """An answer from the memories the caller's end user may see (their own and the shared ones), citing them: the
+    memories the context block holds for the question (its profile and relevant facts), so that what the block can
+    answer is answered."""
+    hits = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars).hits[:k]
     given = {h.id for h in hits if h.type == "memory"}
     if not llm.is_configured() or not given:
         answer, citations = _extractive(question, hits)
         return Answer(answer=answer, citations=citations, mode="extractive", memories=hits)
+    earlier = earlier_values(hits)
     listing = "\n".join(
-        f"[{h.id}] {h.text}" if h.type == "memory" else f"[insight, not citable] {h.text}" for h in hits
+        (f"[{h.id}] {'(earlier, no longer true) ' if h.id in earlier else ''}{h.text}")
+        if h.type == "memory"
+        else f"[insight, not citable] {h.text}"
+        for h in hits
     )
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
 

@@ -20,6 +20,8 @@ from kbsite.caller import Caller
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory
 from memories.recall import Hit, RecallQuery, query_embedding, recall
+from memories.recall.concepts import concept_words
+from memories.recall.current import earlier_values
 from memories.recall.hits import hit_rows, memory_hit, sources_attach
 from memories.text import content_words
 
@@ -57,27 +59,26 @@ def relevant(signals: list[str], similarity: float | None) -> bool:
     return "fts" in signals or (similarity or 0.0) >= settings.CONTEXT_RELEVANCE_THRESHOLD
 
 
-def context_build(
-    *,
-    caller: Caller,
-    query: str,
-    session_id: str | None = None,
-    budget_chars: int | None = None,
-) -> Context:
-    """The end user's profile, then the memories, recent insights and document snippets relevant to ``query``,
-    each with its id, under ``budget_chars`` (default CONTEXT_CHARS): the end user's own and the shared ones
-    (without an end user, the shared ones only, and no profile).
+@dataclass
+class Retrieved:
+    """What the block holds for a question: the end user's profile, then the relevant memories and insights (the
+    ones an answer to the question reads too)."""
 
-    ``session_id`` leaves that session's own conversation (its archived summaries) out: the bot has it in its
-    prompt already (seed 004). The facts learned from that session stay in: a bot that keeps one long session per
-    user would otherwise never get that user's facts back. An entry that says what an earlier one says is not
-    repeated: the earlier one lists both sources.
-    """
-    budget_chars = budget_chars or settings.CONTEXT_CHARS
+    profile: list[Hit]
+    memories: list[Hit]
+    insights: list[Hit]
+    vector: object = None
+
+    @property
+    def hits(self) -> list[Hit]:
+        """The relevant memories, then the profile, then the insights: what an answer reads, best first."""
+        return self.memories + self.profile + self.insights
+
+
+def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) -> Retrieved:
+    """The profile and the memories and insights of ``kbs`` relevant to ``query`` for the caller's end user, under
+    the block's shares of ``budget_chars``."""
     end_user_id = caller.end_user_id
-    kbs = list(caller.kbs().always_on())
-    if not kbs:
-        return Context(text="", kbs=[])
     kb_names = {kb.pk: kb.name for kb in kbs}
     embedding = query_embedding(query)  # on another thread, beside the profile and the full-text search
     profile = profile_facts(kbs, end_user_id, min(settings.PROFILE_CHARS, budget_chars // 2), kb_names)
@@ -96,21 +97,49 @@ def context_build(
             end_user_id=end_user_id,
         )
     )
-    vector = as_vectors([embedding.result()])[0]
     in_profile = {h.id for h in profile}
-    hits = [h for h in _qualified(hits, query) if not (h.type == "memory" and h.id in in_profile)]
-    memories = [h for h in hits if h.type == "memory"]
-    insights = [h for h in hits if h.type == "insight"]
-    used = _size(profile + memories + insights)
-    documents = _documents(kbs, query, vector, session_id, max(0, budget_chars - used - 400), end_user_id)
-    text = _render(profile, memories, insights, documents)
+    hits = [h for h in _qualified(hits, query, end_user_id) if not (h.type == "memory" and h.id in in_profile)]
+    return Retrieved(
+        profile=profile,
+        memories=[h for h in hits if h.type == "memory"],
+        insights=[h for h in hits if h.type == "insight"],
+        vector=as_vectors([embedding.result()])[0],
+    )
+
+
+def context_build(
+    *,
+    caller: Caller,
+    query: str,
+    session_id: str | None = None,
+    budget_chars: int | None = None,
+) -> Context:
+    """The end user's profile, then the memories, recent insights and document snippets relevant to ``query``,
+    each with its id, under ``budget_chars`` (default CONTEXT_CHARS): the end user's own and the shared ones
+    (without an end user, the shared ones only, and no profile).
+
+    ``session_id`` leaves that session's own conversation (its archived summaries) out: the bot has it in its
+    prompt already (seed 004). The facts learned from that session stay in: a bot that keeps one long session per
+    user would otherwise never get that user's facts back. An entry that says what an earlier one says is not
+    repeated: the earlier one lists both sources. Of two facts stating different values of one attribute (an open
+    conflict), the newer is presented as current and the older as what held until then.
+    """
+    budget_chars = budget_chars or settings.CONTEXT_CHARS
+    kbs = list(caller.kbs().always_on())
+    if not kbs:
+        return Context(text="", kbs=[])
+    got = block_retrieve(caller=caller, kbs=kbs, query=query, budget_chars=budget_chars)
+    used = _size(got.profile + got.memories + got.insights)
+    budget = max(0, budget_chars - used - 400)
+    documents = _documents(kbs, query, got.vector, session_id, budget, caller.end_user_id)
+    text = _render(got.profile, got.memories, got.insights, documents)
     return Context(
         text=text,
         kbs=[kb.name for kb in kbs],
-        memories=memories,
-        insights=insights,
+        memories=got.memories,
+        insights=got.insights,
         documents=documents,
-        profile=profile,
+        profile=got.profile,
     )
 
 
@@ -149,36 +178,42 @@ def profile_facts(kbs, end_user_id: int | None, budget: int, kb_names: dict[int,
     return hits
 
 
-def _qualified(hits: list[Hit], query: str) -> list[Hit]:
+def _qualified(hits: list[Hit], query: str, end_user_id: int | None = None) -> list[Hit]:
     """The hits worth a place in the block, where a name alone qualifies none: "Where does Alice live?" matches
     every memory of Alice's by her name, in full text and, less, in vectors (the embedding of "Alice went hiking"
     is 0.54 similar to it, "Alice lives in Paris" 0.82). A full-text match must be on a word of the query that is
-    not a name; a vector match must be close in absolute terms (CONTEXT_RELEVANCE_THRESHOLD) and next to the best
-    one (CLOSE_TO_BEST of its similarity)."""
+    not a name; a vector match must be close in absolute terms (CONTEXT_RELEVANCE_THRESHOLD: "any dinner ideas?"
+    is 0.25 similar to "we went to the harbour market") and next to the best one (CLOSE_TO_BEST of its
+    similarity). The end user's own facts also qualify by a word of the subject the question asks about ("tell me
+    about the family": "my sister plays the cello"), which the shared ones, about anyone, do not."""
     names = {word for h in hits for entity in h.entities for word in content_words(entity)}
     names |= {w.lower() for w in re.findall(r"(?<=\s)([A-Z][\w'-]+)", query)}  # capitalised, past the first word
     words = [w for w in text_query(query).split(" or ") if w and w not in names]
     by_text = _matching(hits, " or ".join(words)) if words else set()
+    about = concept_words(query) if end_user_id else []
+    by_subject = _matching(hits, " or ".join(about), end_user_id) if about else set()
     best = max((hit.similarity or 0.0 for hit in hits), default=0.0)
     cutoff = max(settings.CONTEXT_RELEVANCE_THRESHOLD, CLOSE_TO_BEST * best)
     out = []
     for hit in hits:
         close = (hit.similarity or 0.0) >= cutoff
-        if close or ("fts" in hit.signals and (hit.type, hit.id) in by_text):
+        if close or (hit.type, hit.id) in by_text | by_subject:
             out.append(hit)
     return out
 
 
-def _matching(hits: list[Hit], words: str) -> set[tuple[str, int]]:
-    """The hits whose text matches any of ``words`` (full text, as recall matched them)."""
+def _matching(hits: list[Hit], words: str, end_user_id: int | None = None) -> set[tuple[str, int]]:
+    """The hits whose text matches any of ``words`` (full text, as recall matched them); with ``end_user_id``, that
+    user's own only."""
     found: set[tuple[str, int]] = set()
     for type_, model in (("memory", Memory), ("insight", Insight)):
-        ids = [h.id for h in hits if h.type == type_ and "fts" in h.signals]
+        ids = [h.id for h in hits if h.type == type_ and {"fts", "concept"} & set(h.signals)]
         if ids:
             query = SearchQuery(words, search_type="websearch", config=FTS_CONFIG)
-            found |= {
-                (type_, pk) for pk in model.objects.filter(pk__in=ids, search_vector=query).values_list("id", flat=True)
-            }
+            rows = model.objects.filter(pk__in=ids, search_vector=query)
+            if end_user_id:
+                rows = rows.filter(end_user_id=end_user_id)
+            found |= {(type_, pk) for pk in rows.values_list("id", flat=True)}
     return found
 
 
@@ -191,6 +226,7 @@ class _Entry:
 
 def _render(profile, memories, insights, documents) -> str:
     entries: list[_Entry] = []
+    earlier = earlier_values(profile + memories)
 
     def add(ref: str, text: str, shown: str | None = None) -> _Entry | None:
         """A new entry, or None when an earlier one says the same (it then lists this source too)."""
@@ -205,8 +241,8 @@ def _render(profile, memories, insights, documents) -> str:
 
     sections: list[tuple[str, list[_Entry]]] = []
     for title, items in (
-        ("### About this user", [(f"memory {h.id}", h.text, _dated(h)) for h in profile]),
-        ("### Memories", [(f"memory {h.id}", h.text, _dated(h)) for h in memories]),
+        ("### About this user", [(f"memory {h.id}", h.text, _dated(h, earlier)) for h in profile]),
+        ("### Memories", [(f"memory {h.id}", h.text, _dated(h, earlier)) for h in memories]),
         ("### Insights", [(f"insight {h.id}", h.text, h.text) for h in insights]),
         (
             "### Relevant documents",
@@ -236,5 +272,9 @@ def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:
     return len(shorter) >= 3 and shorter <= longer and len(longer - shorter) <= max(1, len(shorter) // 4)
 
 
-def _dated(hit: Hit) -> str:
+def _dated(hit: Hit, earlier: dict) -> str:
+    """The fact with its date; one that a newer fact of the block restates otherwise, as what held until then."""
+    if hit.id in earlier:
+        until = earlier[hit.id]
+        return f"(earlier, until {until:%Y-%m-%d}) {hit.text}" if until else f"(earlier) {hit.text}"
     return f"({hit.valid_from:%Y-%m-%d}) {hit.text}" if hit.valid_from else hit.text

@@ -16,6 +16,7 @@ from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
+from memories.recall.concepts import concept_words
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find
@@ -24,6 +25,7 @@ from memories.recall.scope import Scope, Table
 from memories.recall.vector import vector_ranked
 from memories.recall.weights import (
     CANDIDATES,
+    CONCEPT_WEIGHT,
     CONTEXT_WEIGHT,
     DATE_WEIGHT,
     FTS_WEIGHT,
@@ -139,6 +141,13 @@ def _direct(kbs, tables: tuple[Table, ...], query: str, embedding, query_vector)
         ranked = fts_ranked(list(tables), tsquery, CANDIDATES, stats)
         for table in tables:
             fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=FTS_WEIGHT, signal="fts")
+        # A question about a subject ("tell me about the family") finds the words that state its facts ("sister").
+        about = concept_words(query)
+        if about:
+            ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats)
+            for table in tables:
+                found = [(table.type, pk) for pk in ranked.get(table.type, [])]
+                fusion.add(found, weight=CONCEPT_WEIGHT, signal="concept")
         if embedding is not None:
             query_vector = as_vectors([embedding.result()])[0]
         vector = vector_literal(query_vector)

@@ -16,6 +16,8 @@ KIND_WEIGHT = {"user_profile": 1.3, "preference": 1.2, "env": 1.1, "insight": 1.
 SUBJECT_WEIGHT = 1.5
 # A memory dated inside the day, month or year the query names (see query.query_period).
 DATE_WEIGHT = 2.0
+# The words of the subject a question asks about (recall.concepts): a lighter list than the question's own words.
+CONCEPT_WEIGHT = 1.5
 # Candidates each ranked list brings.
 CANDIDATES = 60
 # A vector neighbour less similar than this is not a match: it only shows the KB has nothing closer.

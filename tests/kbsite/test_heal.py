@@ -125,7 +125,7 @@ def test_extraction_resumes_by_itself_after_an_llm_outage_and_the_counts_show_th
     failed = JobRun.objects.get(kind=JobRun.Kind.INGEST_MESSAGES)
     assert failed.status == JobRun.Status.FAILED and failed.retry_at is not None
     assert api.get("/api/v1/kbs/notes/").json()["failed_jobs"] == 1
-    fake_llm.reply_json({"add": [{"text": "Ana keeps goats in Porto.", "source_turns": ["m0"]}]})
+    fake_llm.reply_json({"add": [{"text": "Ana keeps goats in Porto.", "source_turns": ["@all"]}]})
     JobRun.objects.filter(pk=failed.pk).update(retry_at=timezone.now())  # the backoff has passed
     jobs.jobs_heal()
     run_queued_tasks()

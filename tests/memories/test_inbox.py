@@ -180,7 +180,7 @@ def test_a_retried_file_resumes_where_it_stopped(kb, transactional_db, fake_llm)
     when retried: the retry goes on from the segments already applied, under the same item."""
     paragraphs = [f"Paragraph {i}: Dana keeps {i} beehives in Porto and sells the honey. " * 30 for i in range(6)]
     drop(kb, "long.txt", "\n\n".join(paragraphs).encode())
-    fake_llm.reply_json({"add": [{"text": "Dana keeps beehives in Porto."}]})
+    fake_llm.reply_json({"add": [{"text": "Dana keeps beehives in Porto.", "source_turns": ["@all"]}]})
     for _ in range(3):
         fake_llm.reply_status(500)
     ingest.inbox_scan()
@@ -191,7 +191,7 @@ def test_a_retried_file_resumes_where_it_stopped(kb, transactional_db, fake_llm)
     done_before = item.progress
     calls_before = fake_llm.calls
     for _ in range(6):  # enough for the rest, however many calls its segments are grouped into
-        fake_llm.reply_json({"add": [{"text": "Dana sells honey."}]})
+        fake_llm.reply_json({"add": [{"text": "Dana sells honey.", "source_turns": ["@all"]}]})
     fake_llm.allow_unused()
     job_retry(job=failed)
     run_queued_tasks()

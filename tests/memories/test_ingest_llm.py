@@ -28,7 +28,8 @@ def new_turns(fake_llm) -> str:
 def add(*facts, edges=(), supersede=()):
     return {
         "add": [
-            {"text": t, "kind": "fact", "entities": ["alice"], "topics": ["home"], "source_turns": []} for t in facts
+            {"text": t, "kind": "fact", "entities": ["alice"], "topics": ["home"], "source_turns": ["@all"]}
+            for t in facts
         ],
         "supersede": list(supersede),
         "edges": list(edges),
@@ -46,7 +47,7 @@ def test_turns_are_accepted_at_once_and_extracted_in_one_call(api, kb, fake_llm)
                     "entities": ["Alice", "Berlin"],
                     "topics": ["home"],
                     "importance": 0.8,
-                    "source_turns": [],
+                    "source_turns": ["@all"],
                 }
             ],
             "supersede": [],
@@ -88,15 +89,18 @@ def test_supersede_retires_the_old_fact_and_keeps_history(api, kb, fake_llm):
     assert JobRun.objects.filter(facts_superseded=1).count() == 1
 
 
-def test_supersede_of_an_unknown_id_adds_without_retiring(api, kb, fake_llm):
-    """An id the model was not shown retires nothing; the new fact is still kept."""
-    keep = Memory.objects.create(kb=kb, text="Bob likes tea.")
-    fake_llm.reply_json({"add": [], "supersede": [{"id": 999999, "by_text": "Alice likes coffee."}], "edges": []})
+def test_supersede_of_an_unknown_id_is_a_malformed_reply(api, kb, fake_llm):
+    """An id the model was not shown is a reply not to be trusted: retried, then the run fails saying why, the turn
+    waits for a retry, and nothing is stored or retired."""
+    Memory.objects.create(kb=kb, text="Bob likes tea.")
+    for _ in range(3):
+        fake_llm.reply_json({"add": [], "supersede": [{"id": 999999, "by_text": "Alice likes coffee."}], "edges": []})
     post_turns(api, [("m1", "I really like coffee these days.")])
     run_queued_tasks()
-    assert sorted(Memory.objects.live().values_list("text", flat=True)) == ["Alice likes coffee.", "Bob likes tea."]
-    keep.refresh_from_db()
-    assert keep.retired_at is None
+    run = JobRun.objects.get()
+    assert run.status == "failed" and "not among the live facts shown" in run.error
+    assert list(Memory.objects.live().values_list("text", flat=True)) == ["Bob likes tea."]
+    assert Session.objects.get().extracted_through == 0
 
 
 def test_duplicates_are_not_stored_twice(api, kb, fake_llm):
@@ -235,7 +239,7 @@ def test_only_salient_turns_are_sent(api, kb, fake_llm):
 def test_secrets_and_injections_are_quarantined_not_dropped(api, kb, fake_llm, text, reason):
     """A flagged fact is stored quarantined (visible to operators, with the reason), never silently dropped."""
     fake_llm.reply_json(add(text))
-    post_turns(api, [("m1", "something the model turned into a fact")])
+    post_turns(api, [("m1", f"The user said: {text}")])
     run_queued_tasks()
     memory = Memory.objects.get()
     assert memory.quarantined and reason in memory.quarantine_reason

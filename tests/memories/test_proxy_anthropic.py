@@ -44,7 +44,12 @@ def test_the_memory_goes_after_the_system_prompt_and_the_turns_are_recorded(clau
     assert "Alice is allergic to shellfish." in sent["system"] and "Bob" not in sent["system"]
     assert sent["messages"] == [{"role": "user", "content": "What shellfish dish should I cook tonight?"}]
 
-    fake_llm.reply_json({"add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event"}], "supersede": []})
+    fake_llm.reply_json(
+        {
+            "add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event", "source_turns": ["@all"]}],
+            "supersede": [],
+        }
+    )
     recordings_run(1)
     turns = list(Message.objects.filter(session__external_id="kitchen-3").order_by("id").values_list("role", "content"))
     assert turns == [

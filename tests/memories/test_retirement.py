@@ -59,8 +59,8 @@ def test_an_edge_belongs_to_the_memory_that_asserts_it_and_is_retired_with_it(ap
     fake_llm.reply_json(
         {
             "add": [
-                {"text": "Alice lives in Paris.", "entities": ["alice", "paris"], "source_turns": ["m1"]},
-                {"text": "Alice went hiking on Sunday.", "entities": ["alice"], "source_turns": ["m2"]},
+                {"text": "Alice lives in Paris.", "entities": ["alice", "paris"], "source_turns": ["@1"]},
+                {"text": "Alice went hiking on Sunday.", "entities": ["alice"], "source_turns": ["@2"]},
             ],
             "supersede": [],
             "edges": [
@@ -93,7 +93,7 @@ def test_an_edge_belongs_to_the_memory_that_asserts_it_and_is_retired_with_it(ap
 def test_retiring_a_memory_by_hand_retires_its_edges(api, kb, fake_llm):
     fake_llm.reply_json(
         {
-            "add": [{"text": "Alice works at Acme.", "entities": ["alice", "acme"], "source_turns": ["m1"]}],
+            "add": [{"text": "Alice works at Acme.", "entities": ["alice", "acme"], "source_turns": ["@1"]}],
             "supersede": [],
             "edges": [{"src": "alice", "relation": "works_at", "dst": "acme"}],
         }

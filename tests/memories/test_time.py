@@ -83,7 +83,7 @@ def test_a_fact_is_dated_by_its_own_turn_and_its_valid_time_ends_where_its_repla
 
 def test_a_corrected_wording_was_never_true_as_worded(api, kb, fake_llm):
     fake_llm.reply_json(
-        {"add": [{"text": "Alice lives in Pariss.", "source_turns": ["m1"]}], "supersede": [], "edges": []}
+        {"add": [{"text": "Alice lives in Pariss.", "source_turns": ["@1"]}], "supersede": [], "edges": []}
     )
     _post(api, "s", [("m1", "I live in Paris.", "2025-03-01T10:00:00Z")])
     run_queued_tasks()

@@ -53,7 +53,7 @@ def test_an_edit_keeps_the_old_wording_in_the_history(api, kb):
 def test_restore_undoes_a_retirement_and_a_supersession(api, kb, fake_llm):
     fake_llm.reply_json(
         {
-            "add": [{"text": "Alice lives in Paris.", "entities": ["alice", "paris"], "source_turns": ["m1"]}],
+            "add": [{"text": "Alice lives in Paris.", "entities": ["alice", "paris"], "source_turns": ["@1"]}],
             "supersede": [],
             "edges": [{"src": "alice", "relation": "lives_in", "dst": "paris"}],
         }

@@ -1,0 +1,99 @@
+"""What a vague question is about: the everyday subjects a bot is asked of ("tell me about the family", "any
+pets?", "what does she do?") and the words that state facts of them.
+
+A question shares no word with the facts that answer it ("family" / "My sister plays the cello"), and a small
+sentence embedding ranks them barely above anything else (0.20 against 0.19 for a dog). A question that names a
+subject, by any of its words, is searched for the subject's words too: in full text, as another ranked list, and in
+what qualifies a memory for the context block and an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Concept:
+    name: str
+    asks: re.Pattern  # a question about the subject
+    words: tuple[str, ...]  # words a statement of it holds (full-text terms, stemmed by the search itself)
+    slots: tuple[str, ...] = ()  # the one-valued attributes it asks for (ingest.statements' slots)
+
+
+def _c(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Concept:
+    return Concept(name, re.compile(r"\b(?:" + asks + r")\b", re.I), tuple(words.split()), slots)
+
+
+_KIN = (
+    "family sister sisters brother brothers sibling siblings mother mom mum father dad parents parent son sons "
+    "daughter daughters kids kid children child baby wife husband partner girlfriend boyfriend fiance fiancee "
+    "married grandmother grandma grandfather grandpa grandparents aunt uncle cousin niece nephew twins"
+)
+CONCEPTS = (
+    _c("family", r"family|families|relatives|siblings?|kids|children|married|spouse|related", _KIN),
+    _c(
+        "pets",
+        r"pets?|animals?",
+        "pet pets dog dogs puppy cat cats kitten parrot hamster rabbit bunny fish horse tortoise turtle beagle "
+        "labrador poodle terrier retriever spaniel husky bulldog adopted",
+    ),
+    _c(
+        "work",
+        r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?|career|profession|"
+        r"occupation|employer|employed|for a living",
+        "work works working job career employer company office colleague boss nurse teacher engineer developer "
+        "doctor designer manager lawyer student hired promoted quit joined startup",
+        ("employer", "occupation", "job", "job title", "role"),
+    ),
+    _c(
+        "home",
+        r"where (?:does|do|did) (?:\w+ ){0,2}(?:live|stay|reside)|lives?|living|home|city|hometown|based|moved|"
+        r"relocat\w*|address",
+        "live lives living moved relocated move home city town apartment flat house based neighbourhood",
+        ("residence", "address", "home address", "hometown"),
+    ),
+    _c(
+        "food",
+        r"eat|eats|food|foods|diet|cook|cooking|meal|dinner|lunch|restaurant|allerg\w*|menu",
+        "eat eats food diet allergic allergy intolerant vegetarian vegan pescatarian gluten lactose peanuts nuts "
+        "shellfish dairy cook cooking favourite dish meat",
+        ("diet",),
+    ),
+    _c(
+        "health",
+        r"health|healthy|sick|ill|illness|medical|medication|doctor|condition|allerg\w*",
+        "allergic allergy asthma diabetes diabetic medication surgery injury sick illness doctor therapy pregnant "
+        "condition",
+    ),
+    _c(
+        "hobbies",
+        r"hobby|hobbies|free time|spare time|weekends?|fun|interests?|passion|enjoys?",
+        "hobby hobbies love loves enjoy enjoys play plays playing hiking painting reading guitar piano cello "
+        "running climbing photography garden gardening",
+    ),
+    _c(
+        "plans",
+        r"plans?|planning|next|upcoming|future|goals?",
+        "plan plans planning going will next trip wedding goal hope want",
+    ),
+)
+
+
+def concepts_asked(question: str) -> list[Concept]:
+    """The subjects ``question`` asks about."""
+    return [c for c in CONCEPTS if c.asks.search(question)]
+
+
+def concept_words(question: str) -> list[str]:
+    """The words of the subjects ``question`` asks about, not already in it."""
+    asked = set(re.findall(r"\w+", question.lower()))
+    out: list[str] = []
+    for concept in concepts_asked(question):
+        out += [w for w in concept.words if w not in asked and w not in out]
+    return out
+
+
+def slots_asked(question: str) -> set[str]:
+    """The one-valued attributes ``question`` asks for ("where does she live": residence)."""
+    return {slot for concept in concepts_asked(question) for slot in concept.slots}

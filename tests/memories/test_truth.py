@@ -1,0 +1,187 @@
+"""Memory that is right at the moment it is used: what the README's walkthrough asks is answered, vague questions
+find their facts, changes of state replace what they change, and an LLM's reply that cannot be trusted is a
+failure, never an empty success."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbsite.models import JobRun
+from memories.models import Memory, ReviewItem, Session
+from tests.conftest import run_queued_tasks
+
+
+def say(api, session: str, *texts: str, user: str = "alice", when: str | None = None) -> None:
+    messages = [
+        {"external_id": f"{session}-{n}", "role": "user", "content": text, **({"created_at": when} if when else {})}
+        for n, text in enumerate(texts)
+    ]
+    response = api.post(
+        "/api/v1/kbs/notes/messages/", json={"session_id": session, "user_id": user, "messages": messages}
+    )
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+
+
+def context(api, query: str, user: str = "alice") -> str:
+    response = api.get("/api/v1/context/", params={"query": query, "user_id": user})
+    assert response.status_code == 200, response.text
+    return response.json()["context"]
+
+
+def ask(api, question: str, user: str = "alice") -> dict:
+    response = api.post("/api/v1/kbs/notes/ask/", json={"question": question, "user_id": user})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.fixture
+def notes(kb):
+    """The README's KB: always on."""
+    kb.always_on = True
+    kb.save(update_fields=["always_on"])
+    return kb
+
+
+def test_the_walkthroughs_question_is_answered_from_what_the_block_holds(api, notes):
+    """README step 5: "Where does alice live?" answers Lisbon, citing that memory, as the block of step 4 says."""
+    say(api, "first-chat", "I moved to Lisbon in May.", "I am allergic to peanuts.")
+    block = context(api, "Where does the user live and what can they not eat?")
+    assert "Lisbon" in block and "peanuts" in block
+    answer = ask(api, "Where does alice live?")
+    lisbon = Memory.objects.get(text="I moved to Lisbon in May.")
+    assert "Lisbon" in answer["answer"] and answer["citations"] == [lisbon.pk]
+    both = ask(api, "Where does the user live and what can they not eat?")["answer"]
+    assert "Lisbon" in both and "peanuts" in both
+
+
+@pytest.mark.parametrize(
+    "said, question",
+    [
+        ("My sister Clementine plays the cello in an orchestra.", "Tell me about the family"),
+        ("We adopted a beagle called Toby last spring.", "Any pets?"),
+        ("I work as a nurse at the children's hospital.", "What does she do?"),
+        ("I am allergic to shellfish.", "What should I cook for her?"),
+    ],
+)
+def test_a_vague_question_finds_its_fact_by_what_it_is_about(api, notes, said, question):
+    """No word shared, a sentence embedding barely closer than anything else: the subject asked about finds it,
+    in the block and in the answer."""
+    say(api, "s1", said, "The weather was lovely on the walk today.", "Traffic was terrible this morning.")
+    assert said in context(api, question)
+    assert ask(api, question)["answer"] == said
+
+
+def test_a_question_about_nothing_said_finds_nothing(api, notes):
+    """The subjects widen a question only to the user's own facts of that subject: a question about their pets
+    does not bring their holidays, nor another user's dog."""
+    say(api, "s1", "We went hiking in the Alps last summer.")
+    say(api, "s2", "We adopted a beagle called Toby last spring.", user="bob")
+    assert context(api, "Any pets?") == ""
+    assert "Toby" in context(api, "Any pets?", user="bob")
+
+
+def test_big_news_of_a_move_replaces_where_the_user_lives(api, notes):
+    """"Big news: I moved to Berlin last week!" retires "I live in Porto": the block and ask say Berlin, and the
+    supersession is up for review."""
+    say(api, "s1", "I live in Porto.", when="2026-01-10T10:00:00Z")
+    say(api, "s2", "Big news: I moved to Berlin last week!", when="2026-03-01T10:00:00Z")
+    porto = Memory.objects.get(text="I live in Porto.")
+    assert not porto.is_live and "restated: residence" in porto.retired_reason
+    block = context(api, "Where does she live?")
+    assert "Berlin" in block and "Porto" not in block
+    assert "Berlin" in ask(api, "Where does alice live?")["answer"]
+    assert ReviewItem.objects.get().newer.text == "I moved to Berlin last week!"
+
+
+def test_a_short_change_of_state_passes_the_salience_gate(api, notes):
+    """"We just relocated to Rome." is short, and kept; what the gate skips is listed on the job run."""
+    say(api, "s1", "Thanks!", "We just relocated to Rome.")
+    assert list(Memory.objects.values_list("text", flat=True)) == ["We just relocated to Rome."]
+    run = JobRun.objects.get(kind="ingest_messages")
+    assert run.detail["turns_skipped_by_salience_gate"] == 1
+    assert [line.split(": ", 1)[1] for line in run.detail["skipped_turns"]] == ["Thanks!"]
+
+
+def test_no_longer_vegetarian_replaces_the_diet(api, notes):
+    """"I am no longer vegetarian" retires "I am vegetarian"."""
+    say(api, "s1", "I am vegetarian.")
+    say(api, "s2", "I am no longer vegetarian")
+    assert set(Memory.objects.live().values_list("text", flat=True)) == {"I am no longer vegetarian"}
+
+
+def test_quitting_a_job_replaces_where_the_user_works(api, notes):
+    """"I quit my job at Acme and joined Globex." retires "I work at Acme"."""
+    say(api, "s1", "I work at Acme.")
+    say(api, "s2", "I quit my job at Acme and joined Globex.")
+    assert set(Memory.objects.live().values_list("text", flat=True)) == {"I quit my job at Acme and joined Globex."}
+
+
+def test_an_open_conflict_presents_the_newer_value_as_current(api, notes):
+    """Two live facts that state different homes, the older saying more than its home (so not retired): an open
+    conflict for review; the block says the older held earlier, until the newer, and ask answers the newer."""
+    say(api, "s1", "I live in Porto, which I love for its food.", when="2026-01-10T10:00:00Z")
+    say(api, "s2", "I live in Berlin now.", when="2026-03-01T10:00:00Z")
+    assert Memory.objects.live().count() == 2
+    item = ReviewItem.objects.get(kind=ReviewItem.Kind.CONFLICT)
+    assert (item.older.text, item.newer.text, item.attribute) == (
+        "I live in Porto, which I love for its food.",
+        "I live in Berlin now.",
+        "residence",
+    )
+    block = context(api, "Where does she live?")
+    porto_line = next(line for line in block.splitlines() if "Porto" in line)
+    assert "(earlier, until 2026-03-01)" in porto_line
+    assert "(2026-03-01) I live in Berlin now." in block
+    assert ask(api, "Where does alice live?")["answer"] == "I live in Berlin now."
+
+
+# --- The LLM's replies --------------------------------------------------------------------------------------------
+
+
+def test_an_extraction_asks_for_a_strict_schema_and_bounds_the_reply(api, notes, fake_llm):
+    """The extraction request carries its JSON schema (strict) and max_tokens."""
+    fake_llm.reply_json({"add": [{"text": "Alice lives in Lisbon.", "source_turns": ["@all"]}], "supersede": []})
+    say(api, "s1", "I moved to Lisbon in May.")
+    sent = fake_llm.requests[-1]
+    assert sent["response_format"]["type"] == "json_schema" and sent["response_format"]["json_schema"]["strict"]
+    assert set(sent["response_format"]["json_schema"]["schema"]["required"]) == {"add", "supersede", "edges"}
+    assert sent["max_tokens"] > 0
+    assert list(Memory.objects.values_list("text", flat=True)) == ["Alice lives in Lisbon."]
+
+
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ({"add": [{"text": "...", "source_turns": ["@all"]}], "supersede": []}, "placeholder"),
+        ({"facts": [{"text": "Alice lives in Lisbon."}]}, "no 'add' list"),
+        ({"add": [{"text": "Alice lives in Lisbon.", "source_turns": ["m999999"]}]}, "not in this batch"),
+    ],
+)
+def test_a_reply_that_cannot_be_trusted_fails_the_run_and_keeps_the_turns(api, notes, fake_llm, reply, reason):
+    """A placeholder fact, a reply without its "add" list or citing turns it was not shown: retried, then the run
+    fails with the reason; the turns are not marked extracted (a retry takes them up) and nothing is stored."""
+    for _ in range(3):
+        fake_llm.reply_json(reply)
+    say(api, "s1", "I moved to Lisbon in May.", "It is lovely there.")
+    run = JobRun.objects.get(kind="ingest_messages")
+    assert run.status == "failed" and reason in run.error
+    assert Session.objects.get().extracted_through == 0
+    assert Memory.objects.count() == 0
+
+
+def test_a_fact_sharing_no_word_with_its_turns_is_rejected_and_counted(api, notes, fake_llm):
+    """A fact unrelated to the turns it cites is dropped, and the run counts it; the grounded one is stored."""
+    fake_llm.reply_json(
+        {
+            "add": [
+                {"text": "Alice lives in Lisbon.", "source_turns": ["@1"]},
+                {"text": "Bob bought a sailboat in Greece.", "source_turns": ["@1"]},
+            ],
+            "supersede": [],
+        }
+    )
+    say(api, "s1", "I moved to Lisbon in May.")
+    assert list(Memory.objects.values_list("text", flat=True)) == ["Alice lives in Lisbon."]
+    run = JobRun.objects.get(kind="ingest_messages")
+    assert run.status == "succeeded" and run.detail["facts_rejected"] == 1
