@@ -1,4 +1,5 @@
-"""Shared fixtures: bots with real API keys, and an HTTP client against a live server."""
+"""Shared fixtures: bots with real API keys, and an API client: in process inside the test's transaction, or real HTTP
+against a live server for a test that asks for one."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ from django.db import connection
 
 from tests.factories import BotFactory, KnowledgeBaseFactory
 from tests.fake_llm import FakeLLM
+from tests.in_process import IN_PROCESS_URL, autocommit_at_the_test_level, in_process_request
 
 
 @dataclass
 class ApiClient:
-    """A real HTTP client for the API of the live test server, authenticated as one bot."""
+    """A client of the API, authenticated as one bot: requests' calls and answers, sent over real HTTP to
+    ``base_url``, or through Django's test client when that is ``IN_PROCESS_URL``."""
 
     base_url: str
     key: str | None
@@ -36,6 +39,8 @@ class ApiClient:
 
     def request(self, method: str, path: str, **kwargs) -> requests.Response:
         headers = self._headers(kwargs.pop("headers", None))
+        if self.base_url == IN_PROCESS_URL:
+            return in_process_request(method, f"{self.base_url}{path}", headers=headers, **kwargs)
         return requests.request(method, f"{self.base_url}{path}", headers=headers, timeout=60, **kwargs)
 
     def get(self, path, **kw):
@@ -59,31 +64,45 @@ def django_db_modify_db_settings():
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _autocommit_at_the_test_level():
+    """A test inside a transaction sees jobs queued on commit, and keeps its connection (see
+    ``autocommit_at_the_test_level``)."""
+    with autocommit_at_the_test_level():
+        yield
+
+
 @pytest.fixture
-def bot(transactional_db):
+def bot(db):
     return BotFactory(name="alpha")
 
 
 @pytest.fixture
-def other_bot(transactional_db):
+def other_bot(db):
     return BotFactory(name="beta")
 
 
+def api_url(request) -> str:
+    """Where a test's API clients send their requests: the live server for a test that asks for one (its data
+    committed, ``transactional_db``), else in process, inside the test's transaction."""
+    return request.getfixturevalue("live_server").url if "live_server" in request.fixturenames else IN_PROCESS_URL
+
+
 @pytest.fixture
-def api(live_server, bot) -> ApiClient:
+def api(request, bot) -> ApiClient:
     _, plain = bot.issue_key()
-    return ApiClient(base_url=live_server.url, key=plain, bot=bot)
+    return ApiClient(base_url=api_url(request), key=plain, bot=bot)
 
 
 @pytest.fixture
-def other_api(live_server, other_bot) -> ApiClient:
+def other_api(request, other_bot) -> ApiClient:
     _, plain = other_bot.issue_key()
-    return ApiClient(base_url=live_server.url, key=plain, bot=other_bot)
+    return ApiClient(base_url=api_url(request), key=plain, bot=other_bot)
 
 
 @pytest.fixture
-def anon(live_server) -> ApiClient:
-    return ApiClient(base_url=live_server.url, key=None)
+def anon(request, db) -> ApiClient:
+    return ApiClient(base_url=api_url(request), key=None)
 
 
 @pytest.fixture
@@ -189,14 +208,13 @@ def run_queued_tasks() -> int:
 
     broker = get_broker()
     ran = 0
-    while True:
-        tasks = broker.dequeue()
-        if not tasks:
-            return ran
-        for ack_id, payload in tasks:
+    # An empty queue is seen without dequeue's wait of a poll interval (0.25 s).
+    while broker.queue_size():
+        for ack_id, payload in broker.dequeue() or ():
             _sync(payload)
             broker.acknowledge(ack_id)
             ran += 1
+    return ran
 
 
 # --- Real worker processes ------------------------------------------------------------
@@ -245,8 +263,10 @@ class Cluster:
 
 
 @pytest.fixture
-def start_qcluster(settings, qcluster_env):
-    """Start real `manage.py qcluster` processes against the test database; all are stopped afterwards."""
+def start_qcluster(settings, qcluster_env, live_server):
+    """Start real `manage.py qcluster` processes against the test database; all are stopped afterwards. The
+    workers read what the test committed (``live_server`` makes it ``transactional_db``, and the test's API
+    clients talk to it over HTTP)."""
     started: list[Cluster] = []
 
     def start() -> Cluster:
