@@ -7,7 +7,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 # Root on the CI machine; sudo elsewhere.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test lint bench install scale-out
+.PHONY: run test test-quick lint bench install scale-out
 
 # pip shows what it fetches and installs: the first install takes a few minutes (torch is the largest part).
 $(STAMP): requirements.txt
@@ -34,6 +34,10 @@ run: $(STAMP)
 
 test: $(STAMP) $(CHROMEDRIVER)
 	$(PY) -m pytest
+
+# The loop while working: all but the slow end-to-end tests (worker processes, browsers, serve, migrations).
+test-quick: $(STAMP)
+	$(PY) -m pytest -m "not e2e and not migrations"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -14,7 +14,7 @@ from kbsite.models import DailyStat, JobRun
 from kbsite.operators import OPERATORS_GROUP
 from tests.kbsite.test_operators import bot_data
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 
 def log_in(browser, live_server, username: str, password: str) -> None:

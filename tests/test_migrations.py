@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import database_url
 
+pytestmark = pytest.mark.migrations
+
 ROOT = Path(__file__).resolve().parent.parent
 UPGRADE_DB = "test_kbsite_upgrade"
 # The last release's migrations, kept frozen beside the tests (the product now starts from squashed ones).

@@ -9,7 +9,7 @@ import pytest
 
 from knowledge.models import Document
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 
 def test_staff_upload_two_files_and_see_both_done(live_server, admin_user, kb, qcluster, browser, tmp_path):
