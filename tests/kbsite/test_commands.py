@@ -31,7 +31,7 @@ def test_create_bot_prints_a_working_key(live_server, transactional_db):
     assert [k["name"] for k in response.json()["results"]] == ["faq"]
 
 
-def test_create_bot_refuses_bad_names(transactional_db):
+def test_create_bot_refuses_bad_names(db):
     """A bot name that is not a slug is refused with the rule."""
     with pytest.raises(CommandError, match="lowercase"):
         call_command("create_bot", "Bad Name")

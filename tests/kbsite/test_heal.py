@@ -23,7 +23,7 @@ from memories.models import Memory, Session
 from memories.selectors import kb_list_with_counts
 from tests.conftest import run_queued_tasks
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _dead_pid() -> int:

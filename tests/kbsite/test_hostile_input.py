@@ -11,7 +11,7 @@ import pytest
 from knowledge.models import Document
 from memories.models import IngestItem, Memory, Message
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _post_json(api, path: str, body) -> object:

@@ -16,7 +16,7 @@ from memories.ingest import claims
 from memories.models import Memory, Session
 from tests.conftest import run_queued_tasks
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _queued_tasks() -> list[tuple[str, tuple]]:

@@ -48,7 +48,7 @@ def test_a_secret_key_is_required_once_var_has_none(tmp_path):
     assert result.returncode != 0 and "SECRET_KEY is empty" in result.stderr
 
 
-def test_the_random_page_cost_is_set_on_every_connection(transactional_db):
+def test_the_random_page_cost_is_set_on_every_connection(db):
     """Recall's plans depend on it: an end user's scope was read by a full table scan at PostgreSQL's default."""
     from django.db import connection
 

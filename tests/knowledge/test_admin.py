@@ -10,7 +10,7 @@ from knowledge import files, services
 from knowledge.models import Document
 from tests.conftest import run_queued_tasks
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_editor_creates_and_edits_a_markdown_file(admin_client, kb):

@@ -12,7 +12,7 @@ from knowledge import files, services
 from knowledge.models import Chunk, Document
 from knowledge.tasks import sync_knowledge_on_schedule
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _write(kb, name: str, text: str) -> None:

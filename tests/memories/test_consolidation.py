@@ -153,7 +153,7 @@ def test_migrating_or_restarting_never_duplicates_schedules(kb):
     assert Schedule.objects.filter(name="inbox-scan").count() == 1
 
 
-def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three, transactional_db):
+def test_admin_action_queues_a_run_and_pages_show_links(admin_client, three):
     """The admin can consolidate now; an insight's page lists its memories and a memory's page its insights."""
     from django.urls import reverse
 

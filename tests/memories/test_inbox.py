@@ -33,7 +33,7 @@ def test_each_supported_type_is_extracted(name):
     assert "var x" not in text
 
 
-def test_inbox_file_becomes_memories_and_moves_to_processed(kb, transactional_db):
+def test_inbox_file_becomes_memories_and_moves_to_processed(kb):
     """A settled file is claimed, ingested with provenance, and moved to processed/."""
     drop(kb, "beekeeping.md", b"# Bees\n\nDana keeps three beehives in Porto and sells honey at the market.")
     assert ingest.inbox_scan() == 1
@@ -46,7 +46,7 @@ def test_inbox_file_becomes_memories_and_moves_to_processed(kb, transactional_db
     assert JobRun.objects.get(kind="ingest_file").status == "succeeded"
 
 
-def test_a_file_in_a_users_folder_is_theirs(kb, transactional_db, fake_llm):
+def test_a_file_in_a_users_folder_is_theirs(kb, fake_llm):
     """inbox/users/<user_id>/ holds an end user's files: their facts are theirs, and the file keeps its place in
     processed/ and failed/ (a retry finds it there)."""
     drop(kb, "users/tg:ann/diet.txt", b"Ann is allergic to peanuts and eats no meat.")
@@ -70,7 +70,7 @@ def test_a_file_in_a_users_folder_is_theirs(kb, transactional_db, fake_llm):
     assert not list((kb.failed_dir / "users" / "tg:ann").iterdir())
 
 
-def test_a_users_folder_that_names_no_user_id_is_parked(kb, transactional_db):
+def test_a_users_folder_that_names_no_user_id_is_parked(kb):
     drop(kb, "users/not a user/diary.txt", b"Somebody keeps bees in Porto.")
     assert ingest.inbox_scan() == 1
     run_queued_tasks()
@@ -78,7 +78,7 @@ def test_a_users_folder_that_names_no_user_id_is_parked(kb, transactional_db):
     assert "does not name a user_id" in (kb.failed_dir / "users" / "not a user" / "diary.txt.error.txt").read_text()
 
 
-def test_a_file_still_being_written_waits(kb, transactional_db):
+def test_a_file_still_being_written_waits(kb):
     """A file modified within the settle time is left alone until it stops changing."""
     drop(kb, "growing.txt", b"Dana keeps bees.", age=0)
     assert ingest.inbox_scan() == 0
@@ -99,7 +99,7 @@ def test_a_file_still_being_written_waits(kb, transactional_db):
         ("nul.json", b'{"note": "a\\u0000b"}', "holds a NUL character"),
     ],
 )
-def test_a_broken_file_goes_to_failed_with_its_reason(kb, transactional_db, name, data, reason):
+def test_a_broken_file_goes_to_failed_with_its_reason(kb, name, data, reason):
     """A file that cannot be read lands in failed/ with <name>.error.txt saying why, and the run is failed."""
     drop(kb, name, data)
     ingest.inbox_scan()
@@ -110,7 +110,7 @@ def test_a_broken_file_goes_to_failed_with_its_reason(kb, transactional_db, name
     assert run.status == "failed" and reason in run.error
 
 
-def test_llm_failure_parks_the_file_and_retry_processes_it(kb, transactional_db, fake_llm):
+def test_llm_failure_parks_the_file_and_retry_processes_it(kb, fake_llm):
     """When the model keeps failing the file goes to failed/; an operator retry moves it back and ingests it."""
     for _ in range(3):
         fake_llm.reply_status(500)
@@ -132,7 +132,7 @@ def test_unsupported_type_error_names_the_supported_ones():
         extract_text("x.exe", b"MZ")
 
 
-def test_two_scanners_claim_a_file_once(kb, transactional_db):
+def test_two_scanners_claim_a_file_once(kb):
     """Claiming is an atomic rename, so a second scan does not queue the same file again."""
     drop(kb, "once.txt", b"Dana keeps three beehives in Porto.")
     assert ingest.inbox_scan() == 1
@@ -161,7 +161,7 @@ def _docx_bomb(unpacked_bytes: int) -> bytes:
     ],
 )
 def test_files_past_the_limits_are_parked_with_the_reason_and_not_retried(
-    kb, transactional_db, settings, name, data, reason
+    kb, settings, name, data, reason
 ):
     """An inbox file over the upload limit, or whose text is (or unpacks to) more than MAX_INGEST_TEXT_CHARS, is
     refused before it holds a worker: parked in failed/ with the reason, its run failed for good (a retry by
@@ -175,7 +175,7 @@ def test_files_past_the_limits_are_parked_with_the_reason_and_not_retried(
     assert run.status == "failed" and reason in run.error and run.retry_at is None
 
 
-def test_a_retried_file_resumes_where_it_stopped(kb, transactional_db, fake_llm):
+def test_a_retried_file_resumes_where_it_stopped(kb, fake_llm):
     """A long file whose ingest failed part-way (the LLM went down) is not extracted from its first segment again
     when retried: the retry goes on from the segments already applied, under the same item."""
     paragraphs = [f"Paragraph {i}: Dana keeps {i} beehives in Porto and sells the honey. " * 30 for i in range(6)]
