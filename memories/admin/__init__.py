@@ -1,7 +1,7 @@
 """Admin for operators: the admin site whose home page is the dashboard (``site``, ``dashboard``), knowledge bases
-with the recall console, what bots send, memories and insights, and end users with their data rights. Bots, keys and
-job runs are in kbsite/admin.py, documents in knowledge/admin.py."""
+with the recall console, what bots send, memories and insights, the review queue, and end users with their data
+rights. Bots, keys and job runs are in kbsite/admin.py, documents in knowledge/admin.py."""
 
-from memories.admin import conversations, end_users, knowledge_bases, memories
+from memories.admin import conversations, end_users, knowledge_bases, memories, reviews
 
-__all__ = ["conversations", "end_users", "knowledge_bases", "memories"]
+__all__ = ["conversations", "end_users", "knowledge_bases", "memories", "reviews"]

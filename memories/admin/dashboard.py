@@ -21,10 +21,19 @@ from django.utils import timezone
 
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 from kbsite.stats import stats_series
-from memories.models import Memory, Message
+from memories.models import Memory, Message, ReviewItem
 
 CACHE_KEY = "dashboard:kb-counts"
-COUNTS = ("live", "retired", "quarantined", "waiting_turns", "jobs_waiting", "jobs_running", "jobs_failed")
+COUNTS = (
+    "live",
+    "retired",
+    "quarantined",
+    "waiting_turns",
+    "jobs_waiting",
+    "jobs_running",
+    "jobs_failed",
+    "reviews_open",
+)
 DAYS = 30
 
 
@@ -43,6 +52,7 @@ def kb_counts() -> tuple[dict[int, dict[str, int]], object]:
     grouped(Memory.objects.retired(), "retired")
     grouped(Memory.objects.live().filter(quarantined=True), "quarantined")
     grouped(Message.objects.filter(id__gt=F("session__extracted_through")), "waiting_turns")
+    grouped(ReviewItem.objects.filter(status=ReviewItem.Status.OPEN), "reviews_open")
     for status, name in (
         (JobRun.Status.QUEUED, "jobs_waiting"),
         (JobRun.Status.RUNNING, "jobs_running"),
@@ -68,6 +78,7 @@ def user_counts(end_user: EndUser) -> dict[str, int]:
         "retired": retired,
         "quarantined": quarantined,
         "waiting_turns": waiting,
+        "reviews_open": ReviewItem.objects.filter(end_user=end_user, status=ReviewItem.Status.OPEN).count(),
     }
 
 

@@ -41,7 +41,7 @@ def test_the_dashboard_shows_a_populated_database(admin_client, kb, fake_llm):
     turns = [{"external_id": f"m{i}", "role": "user", "content": f"I like tea number {i}."} for i in range(3)]
     messages_receive(kb=kb, session_id="s1", messages=turns)  # 3 turns, their extraction queued
     fake_llm.reply_json(
-        {"add": [{"text": "Alice likes tea.", "kind": "preference", "source_turns": []}], "supersede": []},
+        {"add": [{"text": "Alice likes tea.", "kind": "preference", "source_turns": ["@all"]}], "supersede": []},
         tokens_in=100,
         tokens_out=20,
     )

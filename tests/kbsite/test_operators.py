@@ -15,7 +15,7 @@ from django.urls import reverse
 from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase
 from kbsite.operators import OPERATED_APPS, OPERATORS_GROUP, OperatedAdmin, bot_path
 from knowledge.models import Chunk, Document
-from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
+from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, ReviewItem, Session
 
 
 def bot_data(name: str) -> dict:
@@ -37,6 +37,8 @@ def bot_data(name: str) -> dict:
     IngestItem.objects.create(kb=kb, kind="text", source=f"{name}-source", text=f"{name} text")
     JobRun.objects.create(kb=kb, kind=JobRun.Kind.INGEST_TEXT, target=f"{name}-target", status=JobRun.Status.FAILED)
     Erasure.objects.create(bot=bot, user_id_sha256=f"{name}-sha", erased_by=f"{name} operator")
+    newer = Memory.objects.create(kb=kb, end_user=user, text=f"The {name} user likes coffee now.", entities=[name])
+    ReviewItem.objects.create(kb=kb, end_user=user, kind="conflict", older=memory, newer=newer, attribute="likes tea")
     return {"bot": bot, "kb": kb, "user": user, "memory": memory, "document": document}
 
 
@@ -73,6 +75,7 @@ OPERATED_MODELS = [
     Edge,
     Document,
     Chunk,
+    ReviewItem,
 ]
 
 

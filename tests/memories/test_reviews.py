@@ -4,8 +4,11 @@ or keeps both; another bot's items are out of reach."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import Group, User
+from django.urls import reverse
 
 from kbsite.models import EndUser
+from kbsite.operators import OPERATORS_GROUP
 from memories.models import Memory, ReviewItem
 from memories.reviews.records import conflict_open
 from tests.conftest import run_queued_tasks
@@ -105,3 +108,33 @@ def test_filters_refuse_a_bad_status(api, kb, moved):
     """An unknown status is a 400 naming the filter, not an empty or a full list."""
     response = api.get("/api/v1/reviews/", params={"status": "maybe"})
     assert response.status_code == 400 and "status" in response.json()
+
+
+def test_the_admin_queue_shows_both_facts_and_settles_in_one_click(admin_client, kb, moved):
+    """The queue (open items by default) shows both texts, their dates and source turns; one button reverts; the
+    dashboard counts what is open."""
+    page = admin_client.get(reverse("admin:memories_reviewitem_changelist")).content.decode()
+    assert "I live in Porto." in page and "I live in Berlin now." in page and "s1/s1-0" in page
+    assert reverse("admin:memories_reviewitem_revert", args=[moved.pk]) in page
+    assert '<span class="n">1</span>to review' in admin_client.get(reverse("admin:index")).content.decode()
+    response = admin_client.post(reverse("admin:memories_reviewitem_revert", args=[moved.pk]))
+    assert response.status_code == 302
+    assert live_texts(kb) == {"I live in Porto."}
+    moved.refresh_from_db()
+    assert moved.status == "reverted" and moved.resolved_by == "operator admin"
+    assert "I live in Porto." not in admin_client.get(reverse("admin:memories_reviewitem_changelist")).content.decode()
+
+
+def test_an_operator_of_another_bot_cannot_see_or_settle_an_item(client, kb, moved, other_bot):
+    """As operator of another bot: the queue is empty of this bot's facts, the item's page and its buttons are a
+    404, and nothing changes."""
+    user = User.objects.create_user("olga", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    other_bot.operators.add(user)
+    client.force_login(user)
+    listed = client.get(reverse("admin:memories_reviewitem_changelist"))
+    assert listed.status_code == 200 and "Porto" not in listed.content.decode()
+    assert client.get(reverse("admin:memories_reviewitem_change", args=[moved.pk])).status_code in (302, 404)
+    assert client.post(reverse("admin:memories_reviewitem_revert", args=[moved.pk])).status_code == 404
+    moved.refresh_from_db()
+    assert moved.status == "open" and live_texts(kb) == {"I live in Berlin now."}

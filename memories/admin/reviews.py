@@ -1,0 +1,156 @@
+"""Admin of the review queue: each supersession and open conflict with both facts, their dates and source turns, and
+accept, revert or keep both in one click."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
+from django.middleware.csrf import get_token
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.views.decorators.http import require_POST
+
+from kbsite.operators import OperatedAdmin
+from memories.models import Memory, Message, ReviewItem
+from memories.reviews import services
+
+# The CSRF token of the request whose change list is being drawn (its rows' buttons post with it).
+_csrf: ContextVar[str] = ContextVar("review_csrf", default="")
+SETTLE = {
+    "accept": (services.review_accept, "Accept"),
+    "revert": (services.review_revert, "Revert"),
+    "keep-both": (services.review_keep_both, "Keep both"),
+}
+
+
+class OpenFilter(admin.SimpleListFilter):
+    """The open items by default: what waits for a decision."""
+
+    title = "status"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open"), *[(v, t.capitalize()) for v, t in ReviewItem.Status.choices[1:]], ("all", "All")]
+
+    def choices(self, changelist):
+        for value, title in self.lookup_choices:
+            yield {
+                "selected": (self.value() or "open") == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": title,
+            }
+
+    def queryset(self, request, queryset):
+        value = self.value() or "open"
+        return queryset if value == "all" else queryset.filter(status=value)
+
+
+@admin.register(ReviewItem)
+class ReviewItemAdmin(OperatedAdmin):
+    list_display = ["kind", "older_fact", "newer_fact", "end_user", "kb", "created_at", "decide"]
+    list_filter = [OpenFilter, "kind", "kb__bot", "kb"]
+    list_select_related = ["kb__bot", "end_user", "older", "newer"]
+    search_fields = ["older__text", "newer__text", "end_user__external_id", "attribute"]
+    ordering = ["-created_at", "-id"]
+    fields = ["kind", "status", "kb", "end_user", "attribute", "reason", "older_fact", "newer_fact", "created_at"]
+    readonly_fields = fields + ["resolved_at", "resolved_by"]
+
+    def get_queryset(self, request):
+        turns = Message.objects.select_related("session")
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(
+                Prefetch("older__source_messages", queryset=turns), Prefetch("newer__source_messages", queryset=turns)
+            )
+        )
+
+    def has_add_permission(self, request):
+        return False  # the product records them
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # settled, never removed: they are the history of what was decided
+
+    @admin.display(description="older fact")
+    def older_fact(self, item):
+        return _fact(item.older)
+
+    @admin.display(description="newer fact")
+    def newer_fact(self, item):
+        return _fact(item.newer)
+
+    @admin.display(description="decide")
+    def decide(self, item):
+        if item.status != ReviewItem.Status.OPEN:
+            return format_html("{} by {}", item.get_status_display(), item.resolved_by or "?")
+        return format_html_join(
+            " ",
+            '<form method="post" action="{}" style="display:inline">'
+            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+            '<button type="submit" class="button">{}</button></form>',
+            (
+                (reverse(f"admin:memories_reviewitem_{name}", args=[item.pk]), _csrf.get(), label)
+                for name, (_, label) in SETTLE.items()
+            ),
+        )
+
+    def changelist_view(self, request, extra_context=None):
+        token = _csrf.set(get_token(request))  # for the buttons of this request's rows
+        try:
+            return super().changelist_view(request, extra_context)
+        finally:
+            _csrf.reset(token)
+
+    def get_urls(self):
+        own = [
+            path(
+                f"<int:pk>/{name}/", self.admin_site.admin_view(self._settle(name)), name=f"memories_reviewitem_{name}"
+            )
+            for name in SETTLE
+        ]
+        return own + super().get_urls()
+
+    def _settle(self, name: str):
+        settle, label = SETTLE[name]
+
+        @require_POST
+        def view(request, pk: int):
+            if not self.has_change_permission(request):
+                raise PermissionDenied
+            item = get_object_or_404(self.get_queryset(request), pk=pk)
+            try:
+                settle(item=item, by=f"operator {request.user.get_username()}")
+            except services.ReviewClosed as exc:
+                self.message_user(request, str(exc), messages.WARNING)
+            else:
+                self.message_user(request, f"{label}: review item {pk} settled.", messages.SUCCESS)
+            return redirect(request.META.get("HTTP_REFERER") or reverse("admin:memories_reviewitem_changelist"))
+
+        return view
+
+
+def _fact(memory: Memory):
+    """The fact, whether it is live, when it held, and the turns it came from (linked)."""
+    turns = format_html_join(
+        ", ",
+        '<a href="{}">{}</a>',
+        (
+            (reverse("admin:memories_message_change", args=[m.pk]), f"{m.session.external_id}/{m.external_id}")
+            for m in memory.source_messages.all()
+        ),
+    )
+    held = f"{memory.valid_from:%Y-%m-%d}" if memory.valid_from else f"{memory.created_at:%Y-%m-%d}"
+    until = f" until {memory.valid_to:%Y-%m-%d}" if memory.valid_to else ""
+    return format_html(
+        '<a href="{}">{}</a><br><small>{} · from {}{}{}</small>',
+        reverse("admin:memories_memory_change", args=[memory.pk]),
+        memory.text[:300],
+        "live" if memory.is_live else "retired",
+        held,
+        until,
+        format_html(" · turns: {}", turns) if turns else "",
+    )
