@@ -56,7 +56,12 @@ def test_the_memory_goes_in_and_the_turns_come_back_as_memories(client, two_user
     assert "Alice is allergic to shellfish." in block and "canteen" in block and "Bob" not in block
     assert sent["messages"][2]["content"] == "What shellfish dish should I cook tonight?"
 
-    fake_llm.reply_json({"add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event"}], "supersede": []})
+    fake_llm.reply_json(
+        {
+            "add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event", "source_turns": ["@all"]}],
+            "supersede": [],
+        }
+    )
     recordings_run(1)
     session = Session.objects.get(external_id="kitchen-1")
     assert session.end_user.external_id == "alice"
@@ -244,7 +249,12 @@ def test_a_response_gets_the_memory_after_its_instructions_and_is_recorded(clien
     assert instructions.startswith("You are a cooking assistant.\n\n")
     assert "Alice is allergic to shellfish." in instructions and "Bob" not in instructions
 
-    fake_llm.reply_json({"add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event"}], "supersede": []})
+    fake_llm.reply_json(
+        {
+            "add": [{"text": "Alice wants to cook dinner tonight.", "kind": "event", "source_turns": ["@all"]}],
+            "supersede": [],
+        }
+    )
     recordings_run(1)
     turns = list(Message.objects.filter(session__external_id="kitchen-2").order_by("id").values_list("role", "content"))
     assert turns == [
