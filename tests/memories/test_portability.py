@@ -28,8 +28,8 @@ def filled(api, kb, fake_llm, settings):
     fake_llm.reply_json(
         {
             "add": [
-                {"text": "Alice lives in Rome.", "kind": "fact", "entities": ["alice", "rome"], "source_turns": []},
-                {"text": "Alice keeps bees.", "kind": "fact", "entities": ["alice"], "source_turns": []},
+                {"text": "Alice lives in Rome.", "kind": "fact", "entities": ["alice", "rome"], "source_turns": ["@1"]},
+                {"text": "Alice keeps bees.", "kind": "fact", "entities": ["alice"], "source_turns": ["@2"]},
             ],
             "supersede": [],
             "edges": [{"src": "alice", "relation": "lives_in", "dst": "rome"}],
