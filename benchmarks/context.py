@@ -3,10 +3,15 @@ one always-on KB (offline ingest); for each question (categories 1-4) the block 
 (``GET /api/v1/context/`` with ``user_id``), once without a session and once with the ``session_id`` of the session
 holding the question's evidence: a bot that keeps talking in that session. Prints the share of the evidence turns
 that are cited by a memory of the block, for both, and the block's latency.
+
+In two modes of extraction, each in a process and a database of its own (see benchmarks/recall.py): ``offline``
+(``kbsite_context``) and ``llm``, the LLM path whose LLM replays LoCoMo's observations (benchmarks/replay_llm.py;
+``kbsite_context_llm``). ``python -m benchmarks context --mode llm`` (or BENCH_MODES=llm) runs one.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
 
@@ -51,8 +56,46 @@ def _cited(block: dict, evidence: set[str]) -> float:
     return len(found) / len(evidence)
 
 
-def run():
-    env = harness.configure("kbsite_context")
+def run(modes: list[str] | None = None) -> dict:
+    """Both modes (or ``modes``; by default ``--mode`` or BENCH_MODES), each in a process of its own."""
+    modes = modes or harness.bench_modes()
+    if len(modes) > 1:
+        results = harness.modes_apart("benchmarks.context", modes)
+        count = results[modes[0]]["questions"]
+        print(f"\nevidence turns cited by the context block (4,000 characters), {count} questions:")
+        print(f"  {'':<28}" + "".join(f" {harness.MODE_LABELS[m]:>12}" for m in modes))
+        for name in results[modes[0]]["shares"]:
+            print(f"  {name:<28}" + "".join(f" {results[m]['shares'][name]:>12.3f}" for m in modes))
+        return results
+    figures = run_mode(modes[0])
+    if path := harness.result_path():
+        path.write_text(json.dumps(figures))
+    return figures
+
+
+def run_mode(mode: str) -> dict:
+    replay = None
+    if mode == "llm":
+        from benchmarks.replay_llm import ReplayLLM
+
+        port = harness.free_port()
+        # Django is set up (with the endpoint's address) before the endpoint reads the product's salience gate.
+        env = harness.configure("kbsite_context_llm", llm_base_url=f"http://127.0.0.1:{port}/v1")
+        replay = ReplayLLM(harness.locomo(), port=port)
+    else:
+        env = harness.configure("kbsite_context")
+    try:
+        figures = _measure(env, harness.MODE_LABELS[mode])
+        if replay:
+            figures["replay"] = replay.stats()
+            print("replay endpoint: " + json.dumps(figures["replay"]), flush=True)
+        return figures
+    finally:
+        if replay:
+            replay.close()
+
+
+def _measure(env: dict, label: str) -> dict:
     harness.reset_database()
     key = harness.make_bot()
     headers = {"Authorization": f"Bearer {key}"}
@@ -62,9 +105,11 @@ def run():
         requests.post(f"{product.url}/api/v1/kbs/", json={"name": KB, "always_on": True}, headers=headers, timeout=60)
         samples = harness.locomo()
         posted = sum(_post(product.url, headers, sample) for sample in samples)
-        harness.wait_until_processed()
+        harness.wait_until_processed_reporting()
         product.stop_workers()
-        print(f"{posted:,} turns of {len(samples)} users posted and extracted")
+        print(f"{posted:,} turns of {len(samples)} users posted and extracted ({label})")
+        ingest = harness.ingest_totals([KB])
+        harness.print_ingest_totals(ingest)
         found: dict[str, list[float]] = {"without a session": [], "in the evidence's session": []}
         took: list[float] = []
         for sample in samples:
@@ -88,14 +133,18 @@ def run():
                     assert response.status_code == 200, response.text
                     found[name].append(_cited(response.json(), evidence))
         count = len(found["without a session"])
-        print(f"\nevidence turns cited by the context block (4,000 characters), {count} LoCoMo questions:")
+        print(f"\nevidence turns cited by the context block (4,000 characters), {count} LoCoMo questions ({label}):")
         for name, shares in found.items():
             print(f"  {name:<28} {sum(shares) / len(shares):.3f}")
         times = sorted(took)
-        print(
-            f"context block through the API: p50 {statistics.median(times) * 1000:.1f} ms, "
-            f"p95 {times[int(len(times) * 0.95)] * 1000:.1f} ms"
-        )
+        p50, p95 = statistics.median(times) * 1000, times[int(len(times) * 0.95)] * 1000
+        print(f"context block through the API: p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+        return {
+            "questions": count,
+            "shares": {name: sum(shares) / len(shares) for name, shares in found.items()},
+            "latency_ms": [p50, p95],
+            "ingest": ingest,
+        }
     finally:
         product.stop()
 

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
@@ -20,13 +21,15 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCOMO = ROOT.parent / "shared" / "eval" / "locomo_dev.json"
 
 
-def configure(db_name: str = "kbsite_bench", workers: int | None = None) -> dict:
-    """Environment of the benchmark: its own database and data folder, offline mode."""
+def configure(db_name: str = "kbsite_bench", workers: int | None = None, llm_base_url: str = "") -> dict:
+    """Environment of the benchmark: its own database and data folder, offline mode (or, with ``llm_base_url``,
+    LLM mode against that endpoint, e.g. :mod:`benchmarks.replay_llm`'s)."""
     env = {
         "EMBEDDED_DB_NAME": db_name,
         "KBSITE_DATA_DIR": str(ROOT / "var" / f"{db_name}-data"),
-        "LLM_BASE_URL": "",
-        "LLM_MODEL": "",
+        "LLM_BASE_URL": llm_base_url,
+        "LLM_MODEL": "replay" if llm_base_url else "",
+        "LLM_API_KEY": "replay" if llm_base_url else "",
         "WORKERS": str(workers or int(os.environ.get("WORKERS", "2"))),
         "DJANGO_SETTINGS_MODULE": "kbsite.settings",
         "LOG_LEVEL": "WARNING",
@@ -323,3 +326,114 @@ def warm_up_workers(workers: int) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not all(result(i) for i in ids):
         time.sleep(0.2)
+
+
+# --- Modes: offline extraction, or the LLM path replaying LoCoMo's observations (benchmarks/replay_llm.py) ---
+
+MODES = ("offline", "llm")
+MODE_LABELS = {"offline": "offline", "llm": "LLM replay"}
+
+
+def bench_modes(argv: list[str] | None = None) -> list[str]:
+    """The modes to run: ``--mode offline|llm|offline,llm`` in ``argv``, else BENCH_MODES, else both."""
+    argv = sys.argv[1:] if argv is None else argv
+    wanted = os.environ.get("BENCH_MODES", ",".join(MODES))
+    for n, arg in enumerate(argv):
+        if arg.startswith("--mode="):
+            wanted = arg.split("=", 1)[1]
+        elif arg == "--mode" and n + 1 < len(argv):
+            wanted = argv[n + 1]
+    modes = [m.strip() for m in wanted.split(",") if m.strip()]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        raise SystemExit(f"unknown mode(s) {unknown or wanted!r}; choose from {', '.join(MODES)}")
+    return modes
+
+
+def result_path(argv: list[str] | None = None) -> Path | None:
+    """Where a run of one mode writes its figures as JSON (``--result <path>``), for the run that started it."""
+    argv = sys.argv[1:] if argv is None else argv
+    if "--result" in argv and argv.index("--result") + 1 < len(argv):
+        return Path(argv[argv.index("--result") + 1])
+    return None
+
+
+def modes_apart(module: str, modes: list[str], extra: list[str] = ()) -> dict[str, dict]:
+    """Run ``python -m <module> --mode <mode>`` for each mode in turn, one after the other (each in a process of
+    its own: a process's settings, its database among them, are read once), their output passed through; returns
+    each mode's figures."""
+    results: dict[str, dict] = {}
+    for mode in modes:
+        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as handle:
+            path = Path(handle.name)
+        try:
+            print(f"-- {MODE_LABELS[mode]} --", flush=True)
+            env = {k: v for k, v in os.environ.items() if k != "BENCH_MODES"}
+            completed = subprocess.run(
+                [sys.executable, "-m", module, "--mode", mode, "--result", str(path), *extra], cwd=ROOT, env=env
+            )
+            if completed.returncode != 0:
+                raise SystemExit(f"{module} --mode {mode} failed (exit {completed.returncode})")
+            results[mode] = json.loads(path.read_text())
+        finally:
+            path.unlink(missing_ok=True)
+    return results
+
+
+def wait_until_processed_reporting(timeout: float = 3600) -> None:
+    """:func:`wait_until_processed`, printing each failed job's error as it comes (a failure that may pass is
+    retried by the product itself, so the wait goes on)."""
+    from kbsite.models import JobRun
+
+    reported: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while True:
+        for pk, kind, error in (
+            JobRun.objects.filter(status="failed").exclude(pk__in=reported).values_list("pk", "kind", "error")
+        ):
+            reported.add(pk)
+            print(f"  job {pk} ({kind}) failed: {error[:500]}", flush=True)
+        try:
+            return wait_until_processed(timeout=min(30.0, max(1.0, deadline - time.monotonic())))
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                raise
+
+
+def ingest_totals(kb_names: list[str]) -> dict:
+    """What the ingest of these KBs did: its job runs' counts, and the memories left live and retired."""
+    from django.db.models import Count, Q, Sum
+
+    from kbsite.models import JobRun
+    from memories.models import Memory
+
+    runs = JobRun.objects.filter(kb__name__in=kb_names)
+    totals = runs.aggregate(
+        llm_tokens_in=Sum("tokens_in"),
+        llm_tokens_out=Sum("tokens_out"),
+        facts_added=Sum("facts_added"),
+        facts_skipped=Sum("facts_skipped"),
+        facts_superseded=Sum("facts_superseded"),
+        facts_quarantined=Sum("facts_quarantined"),
+    )
+    totals = {k: v or 0 for k, v in totals.items()}
+    totals["job_runs"] = dict(runs.values_list("status").annotate(n=Count("id")).order_by())
+    totals["failed_errors"] = sorted({e[:300] for e in runs.filter(status="failed").values_list("error", flat=True)})
+    memories = Memory.objects.filter(kb__name__in=kb_names).aggregate(
+        live=Count("id", filter=Q(retired_at__isnull=True)),
+        retired=Count("id", filter=Q(retired_at__isnull=False)),
+        quarantined=Count("id", filter=Q(quarantined=True)),
+    )
+    return {**totals, "memories": memories}
+
+
+def print_ingest_totals(totals: dict) -> None:
+    print(
+        f"ingest: job runs {totals['job_runs']}; facts added {totals['facts_added']}, skipped "
+        f"{totals['facts_skipped']} (repeats, near-duplicates, refused), superseded {totals['facts_superseded']}, "
+        f"quarantined {totals['facts_quarantined']}; memories live {totals['memories']['live']}, retired "
+        f"{totals['memories']['retired']}; LLM tokens in/out {totals['llm_tokens_in']:,}/{totals['llm_tokens_out']:,}",
+        flush=True,
+    )
+    for error in totals["failed_errors"]:
+        print(f"  failed job: {error}", flush=True)
