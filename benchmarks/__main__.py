@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
-BENCHMARKS = ["ingest", "recall", "latency", "users", "users_scale", "proxy", "context", "dashboard"]
+BENCHMARKS = ["ingest", "recall", "latency", "users", "users_scale", "proxy", "context", "dashboard", "truth"]
 # Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it).
 ON_REQUEST = ["scale_out"]
 

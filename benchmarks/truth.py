@@ -1,0 +1,531 @@
+"""Memory that tells the truth at the moment of use: our own natural cases (``truth_cases.json``, not LoCoMo).
+
+Eleven end users chat with a bot over months, in ordinary turns (the bot's replies and small talk included); some of
+what they say changes in later sessions ("Big news: I moved to Berlin last week!", "I don't drink coffee anymore").
+The product runs as ``make run`` starts it (gunicorn + workers on the embedded PostgreSQL, a fresh benchmark
+database, offline: no LLM) with one always-on KB. Each phase posts every user's next session through
+``POST /api/v1/kbs/{kb}/messages/`` (with ``user_id``, dated), waits until it is extracted and consolidated (as the
+schedule would have done between two chats), then the next phase. Then, for each question, as the bot would:
+``GET /api/v1/context/?query=…&user_id=…`` (the block) and ``POST /api/v1/kbs/{kb}/ask/`` (the answer).
+
+The figures (targets of the issue in brackets):
+
+- the block holds the needed fact: any of the question's ``expect`` in its text [>= 0.90];
+- the block presents a replaced value as current (a question's ``stale``) [0 questions]; the same of ask's answer;
+- ask's answer names the needed fact [>= 0.80].
+
+Matching is case-insensitive on whole words ("cat" is not in "category"). A replaced value is **presented as
+current** when it appears in a unit of the text (a line of the block; a line or sentence of the answer) that has
+no history wording (``HISTORY``: "earlier", "until", "previously", "no longer", "moved from", "sold", "gave up",
+"cancelled", …).
+So "- [memory 3] (2024-01-14) Maya: I live in Porto" presents Porto as current; "Maya lived in Porto earlier, until
+2024-07-14" and "Maya moved from Porto to Berlin" do not. A dated line alone is not history wording.
+
+Both modes run by default, one after the other; ``--mode offline`` or ``--mode llm`` (or BENCH_MODES) runs one.
+``llm`` runs the same with a scripted LLM (``ScriptedLLM``, a local
+OpenAI-compatible server) in place of a model: extraction answers with the facts the case file gives each turn (what
+a good model would write, third person), superseding the earlier fact a new one names when that fact is among the
+live facts the product shows it (a model cannot name what it is not shown); consolidation writes no insight; ask is
+answered by a reader that repeats, in the order given, up to three of the memories it is given that hold an
+expected or a replaced value (it knows the answer key, so it names the fact exactly when recall gave it the fact,
+and it repeats a replaced value when one is given to it without history wording: it is no judge of which of two
+values is current).
+
+    python -m benchmarks truth                       # both modes
+    python -m benchmarks.truth --mode offline        # offline only, as `make run`
+    BENCH_MODES=llm python -m benchmarks truth       # the scripted LLM only
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import requests
+
+from benchmarks import harness
+
+CASES = Path(__file__).with_name("truth_cases.json")
+KB = "truth"
+TARGETS = {"block": 0.90, "ask": 0.80}
+# Wording that shows a value as past, not current (see the module's docstring).
+HISTORY = re.compile(
+    r"\b(?:earlier|until|previously|formerly|former|used to|no longer|not any ?more|any ?more|"
+    r"(?:moved|relocated|switched|changed) (?:away )?from|instead of|left|quit|quitting|sold|selling|"
+    r"(?:gave|giving) up|stopped|cancell?(?:ed|ing)|postpon(?:ed|ing)|died|passed away)\b",
+    re.I,
+)
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+# --- The cases and the rule -------------------------------------------------------------------------------------
+
+
+def load(path: Path = CASES) -> dict:
+    """The case file, checked: every question's user exists, every ``supersedes`` names an earlier fact of the same
+    user, and a turn that carries facts says something no other such turn says (the replay finds facts by text)."""
+    data = json.loads(path.read_text())
+    users = {u["user_id"]: u for u in data["users"]}
+    texts: set[str] = set()
+    for user in data["users"]:
+        seen: set[str] = set()
+        dates = [s["date"] for s in user["sessions"]]
+        assert dates == sorted(dates), f"{user['user_id']}: sessions out of order"
+        for session in user["sessions"]:
+            for turn in session["turns"]:
+                if turn.get("facts"):
+                    assert turn["text"] not in texts, f"two turns with facts say {turn['text']!r}"
+                    texts.add(turn["text"])
+                for fact in turn.get("facts", []):
+                    old = fact.get("supersedes")
+                    assert old is None or old in seen, f"{fact['id']} supersedes {old}, not an earlier fact"
+                    assert fact["id"] not in seen, f"fact id {fact['id']} twice"
+                    seen.add(fact["id"])
+    for question in data["questions"]:
+        assert question["user_id"] in users, question
+        assert question["expect"], question
+    return data
+
+
+def _mentions(text: str, phrase: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.I) is not None
+
+
+def holds(text: str, expect: list[str]) -> bool:
+    """Whether ``text`` holds the needed fact: any of ``expect``."""
+    return any(_mentions(text, phrase) for phrase in expect)
+
+
+def units(text: str, *, sentences: bool) -> list[str]:
+    """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return [s for line in lines for s in SENTENCE.split(line)] if sentences else lines
+
+
+def stale_units(text: str, stale: list[str], *, sentences: bool = False) -> list[str]:
+    """The units of ``text`` that present a replaced value as current: they name one of ``stale`` and have no
+    history wording."""
+    return [
+        unit
+        for unit in units(text, sentences=sentences)
+        if any(_mentions(unit, phrase) for phrase in stale) and not HISTORY.search(unit)
+    ]
+
+
+# --- The scripted LLM (``--mode llm``) --------------------------------------------------------------------------
+
+_TURN = re.compile(r"^\[(?P<ref>m\d+)\] .*?: (?P<text>.*)$")
+_LIVE = re.compile(r"^(?P<id>\d+) \| (?P<kind>\w+) \| (?P<text>.*)$")
+_GIVEN = re.compile(r"^\[(?P<id>\d+|insight, not citable)\] (?P<text>.*)$")
+_NAME = re.compile(r"\b[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
+_NOT_NAMES = frozenset(
+    "The Dr January February March April May June July August September October November December".split()
+)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+class ScriptedLLM:
+    """An OpenAI-compatible chat-completions server answering kbsite's prompts from the case file."""
+
+    def __init__(self, cases: dict):
+        self.facts_by_turn: dict[str, list[dict]] = {}
+        self.fact_text: dict[str, str] = {}
+        self.speaker_of: dict[str, str] = {}
+        for user in cases["users"]:
+            for session in user["sessions"]:
+                for turn in session["turns"]:
+                    if turn.get("facts"):
+                        self.facts_by_turn[_norm(turn["text"])] = turn["facts"]
+                        for fact in turn["facts"]:
+                            self.fact_text[fact["id"]] = fact["text"]
+                            self.speaker_of[fact["id"]] = user.get("speaker", "")
+        self.question: dict | None = None  # the case being asked (set by the runner before each ask)
+        self.calls: Counter = Counter()
+        replay = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                messages = body.get("messages", [])
+                user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+                content = json.dumps(replay.reply(user))
+                out = json.dumps(
+                    {
+                        "id": "replay",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "replay"),
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                        ],
+                        "usage": {
+                            "prompt_tokens": len(user) // 4,
+                            "completion_tokens": len(content) // 4,
+                            "total_tokens": (len(user) + len(content)) // 4,
+                        },
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", harness.free_port()), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def reply(self, user: str) -> dict:
+        if "Existing live facts" in user and "New turns:" in user:
+            self.calls["extract"] += 1
+            return self._extract(user)
+        if user.startswith("Question:"):
+            self.calls["ask"] += 1
+            return self._ask(user)
+        self.calls["other"] += 1
+        if user.startswith("Memories (id | kind | text)"):
+            return {"insights": []}
+        return {}
+
+    def _extract(self, user: str) -> dict:
+        live_part, _, turns_part = user.partition("New turns:")
+        live = {}
+        for line in live_part.splitlines():
+            if match := _LIVE.match(line.strip()):
+                live.setdefault(_norm(match["text"]), int(match["id"]))
+        add, supersede = [], []
+        for line in turns_part.splitlines():
+            match = _TURN.match(line.strip())
+            if not match:
+                continue
+            for fact in self.facts_by_turn.get(_norm(match["text"]), []):
+                speaker = self.speaker_of[fact["id"]]
+                item = {
+                    "text": fact["text"],
+                    "kind": fact.get("kind", "fact"),
+                    "entities": list(
+                        dict.fromkeys(
+                            ([speaker.lower()] if speaker else [])
+                            + [n.lower() for n in _NAME.findall(fact["text"]) if n not in _NOT_NAMES]
+                        )
+                    )[:4],
+                    "topics": [fact.get("kind", "fact")],
+                    "importance": 0.8 if fact.get("kind") in ("user_profile", "preference") else 0.6,
+                    "valid_from": None,
+                    "source_turns": [match["ref"]],
+                }
+                old = fact.get("supersedes")
+                old_id = live.get(_norm(self.fact_text[old])) if old else None
+                if old_id is not None:
+                    supersede.append({"id": old_id, "by_text": item.pop("text"), **item})
+                    self.calls["supersede named"] += 1
+                else:
+                    add.append(item)
+                    self.calls["supersede not shown"] += bool(old)
+        return {"add": add, "supersede": supersede, "edges": []}
+
+    def _ask(self, user: str) -> dict:
+        question = self.question or {"expect": [], "stale": []}
+        wanted = question["expect"] + question.get("stale", [])
+        picked: list[tuple[str, str]] = []
+        for line in user.splitlines():
+            match = _GIVEN.match(line.strip())
+            if match and holds(match["text"], wanted) and len(picked) < 3:
+                picked.append((match["id"], match["text"]))
+        if not picked:
+            return {"answer": "I do not know.", "citations": []}
+        return {
+            "answer": "\n".join(text for _, text in picked),
+            "citations": [int(pk) for pk, _ in picked if pk.isdigit()],
+        }
+
+
+# --- The run ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    question: dict
+    block: str
+    answer: str
+    ask_mode: str
+    block_holds: bool
+    block_stale: list[str] = field(default_factory=list)
+    ask_holds: bool = False
+    ask_stale: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return not (self.block_holds and self.ask_holds) or bool(self.block_stale or self.ask_stale)
+
+
+def _phases(cases: dict) -> list[list[tuple[dict, int, dict]]]:
+    """Every user's first session, then every user's second, …: (user, index, session), in date order."""
+    phases: list[list[tuple[dict, int, dict]]] = []
+    for user in cases["users"]:
+        for index, session in enumerate(user["sessions"]):
+            while len(phases) <= index:
+                phases.append([])
+            phases[index].append((user, index, session))
+    return [sorted(phase, key=lambda item: item[2]["date"]) for phase in phases]
+
+
+def _post_session(url: str, headers: dict, user: dict, index: int, session: dict) -> int:
+    start = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
+    messages = []
+    for i, turn in enumerate(session["turns"]):
+        message = {
+            "external_id": f"{user['user_id']}-s{index + 1}-t{i + 1}",
+            "role": turn["role"],
+            "content": turn["text"],
+            "created_at": (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
+        }
+        if turn["role"] == "user" and user.get("speaker"):
+            message["speaker"] = user["speaker"]
+        messages.append(message)
+    body = {"session_id": f"{user['user_id']}-s{index + 1}", "user_id": user["user_id"], "messages": messages}
+    response = requests.post(f"{url}/api/v1/kbs/{KB}/messages/", json=body, headers=headers, timeout=120)
+    assert response.status_code == 202, response.text
+    return len(messages)
+
+
+def _consolidate(url: str, headers: dict) -> int:
+    """Consolidation runs until no end user has two memories waiting for it (one owner per run). Returns runs."""
+    from django.db.models import Count
+
+    from memories.models import Memory
+
+    for runs in range(60):
+        waiting = (
+            Memory.objects.injectable()
+            .filter(kb__name=KB, consolidated=False)
+            .values("end_user_id")
+            .annotate(n=Count("id"))
+            .filter(n__gte=2)
+        )
+        if not waiting.exists():
+            return runs
+        response = requests.post(f"{url}/api/v1/kbs/{KB}/consolidate/", headers=headers, timeout=60)
+        assert response.status_code == 202, response.text
+        harness.wait_until_processed(timeout=600)
+    return 60
+
+
+def _ask_all(url: str, headers: dict, cases: dict, replay: ScriptedLLM | None) -> list[Outcome]:
+    outcomes = []
+    for question in cases["questions"]:
+        params = {"query": question["question"], "user_id": question["user_id"]}
+        response = requests.get(f"{url}/api/v1/context/", params=params, headers=headers, timeout=60)
+        assert response.status_code == 200, response.text
+        block = response.json()["context"]
+        if replay:
+            replay.question = question
+        response = requests.post(
+            f"{url}/api/v1/kbs/{KB}/ask/",
+            json={"question": question["question"], "user_id": question["user_id"]},
+            headers=headers,
+            timeout=120,
+        )
+        assert response.status_code == 200, response.text
+        answer = response.json()
+        stale = question.get("stale", [])
+        outcomes.append(
+            Outcome(
+                question=question,
+                block=block,
+                answer=answer["answer"],
+                ask_mode=answer["mode"],
+                block_holds=holds(block, question["expect"]),
+                block_stale=stale_units(block, stale),
+                ask_holds=holds(answer["answer"], question["expect"]),
+                ask_stale=stale_units(answer["answer"], stale, sentences=True),
+            )
+        )
+    return outcomes
+
+
+def _trim(text: str, width: int = 150) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _causes(outcome: Outcome) -> list[str]:
+    causes = []
+    entries = [line for line in outcome.block.splitlines() if line.startswith("- [")]
+    if not outcome.block_holds:
+        causes.append("block: empty" if not entries else "block: needed fact missing")
+    if outcome.block_stale:
+        causes.append("block: replaced value shown as current")
+    if not outcome.ask_holds:
+        dont_know = re.search(r"don't remember|do not know|don't know", outcome.answer, re.I)
+        causes.append("ask: says it does not know" if dont_know else "ask: answers without the fact")
+    if outcome.ask_stale:
+        causes.append("ask: replaced value given as current")
+    return causes
+
+
+def report(outcomes: list[Outcome], mode: str) -> dict:
+    count = len(outcomes)
+    with_stale = [o for o in outcomes if o.question.get("stale")]
+    figures = {
+        "questions": count,
+        "block_holds": sum(o.block_holds for o in outcomes) / count,
+        "block_stale": sum(bool(o.block_stale) for o in outcomes),
+        "ask_holds": sum(o.ask_holds for o in outcomes) / count,
+        "ask_stale": sum(bool(o.ask_stale) for o in outcomes),
+    }
+    print(f"\n{count} questions ({len(with_stale)} about a value replaced since), mode: {mode}")
+    print(f"  block holds the needed fact             {figures['block_holds']:.3f}   (target >= {TARGETS['block']})")
+    print(f"  block presents a replaced value as current {figures['block_stale']:>3}   (target 0)")
+    print(f"  ask names the needed fact               {figures['ask_holds']:.3f}   (target >= {TARGETS['ask']})")
+    print(f"  ask presents a replaced value as current   {figures['ask_stale']:>3}   (target 0)")
+    tags = sorted({t for o in outcomes for t in o.question.get("tags", [])})
+    for tag in tags:
+        some = [o for o in outcomes if tag in o.question.get("tags", [])]
+        print(
+            f"    {tag:<8} {len(some):>3} questions: block {sum(o.block_holds for o in some) / len(some):.3f}, "
+            f"stale {sum(bool(o.block_stale) for o in some)}; ask {sum(o.ask_holds for o in some) / len(some):.3f}, "
+            f"stale {sum(bool(o.ask_stale) for o in some)}"
+        )
+    failing = [o for o in outcomes if o.failed]
+    causes = Counter(c for o in failing for c in _causes(o))
+    print(f"\n{len(failing)} failing questions; causes:")
+    for cause, n in causes.most_common():
+        print(f"  {n:>3}  {cause}")
+    for o in failing:
+        q = o.question
+        print(f"\n- {q['user_id']}: {q['question']!r}  [{', '.join(q.get('tags', []))}]")
+        print(f"    expect {q['expect']}" + (f", replaced {q['stale']}" if q.get("stale") else ""))
+        print(f"    why: {'; '.join(_causes(o))}")
+        entries = [line for line in o.block.splitlines() if line.startswith("- [")]
+        if not entries:
+            print("    block: (empty)" if not o.block else f"    block: {_trim(o.block)}")
+        else:
+            marked = [
+                ("!" if line in o.block_stale else "+" if holds(line, q["expect"]) else " ", line) for line in entries
+            ]
+            shown = [m for m in marked if m[0] != " "] + [m for m in marked if m[0] == " "][:3]
+            print(f"    block: {len(entries)} entries ({'+' if o.block_holds else 'no +'}: the fact, !: stale)")
+            for mark, line in shown:
+                print(f"      {mark} {_trim(line)}")
+        print(f"    ask ({o.ask_mode}): {_trim(o.answer, 200)}")
+    return figures
+
+
+MODES = ("offline", "llm")
+
+
+def modes_wanted(argv: list[str]) -> list[str]:
+    """``--mode offline|llm|offline,llm`` in ``argv``, else BENCH_MODES (which ``python -m benchmarks … --mode``
+    sets), else both."""
+    wanted = os.environ.get("BENCH_MODES", ",".join(MODES))
+    for n, arg in enumerate(argv):
+        if arg.startswith("--mode="):
+            wanted = arg.split("=", 1)[1]
+        elif arg == "--mode" and n + 1 < len(argv):
+            wanted = argv[n + 1]
+    modes = [m.strip() for m in wanted.split(",") if m.strip()]
+    if not modes or any(m not in MODES for m in modes):
+        raise SystemExit(f"unknown mode in {wanted!r}; choose from {', '.join(MODES)}")
+    return modes
+
+
+def run(modes: list[str] | None = None) -> dict[str, dict]:
+    """Each mode in turn on the same fresh benchmark database (``kbsite_truth``); returns each mode's figures."""
+    modes = modes or modes_wanted(sys.argv[1:])
+    cases = load()
+    env = harness.configure("kbsite_truth")
+    results = {mode: run_mode(cases, env, mode) for mode in modes}
+    if len(results) > 1:
+        print("\n== truth: both modes ==")
+        print(f"  {'':<44}" + "".join(f"{m:>10}" for m in results))
+        for name, label in (
+            ("block_holds", "block holds the needed fact (>= 0.90)"),
+            ("block_stale", "block: replaced value as current (0)"),
+            ("ask_holds", "ask names the needed fact (>= 0.80)"),
+            ("ask_stale", "ask: replaced value as current (0)"),
+        ):
+            cells = "".join(
+                f"{r[name]:>10.3f}" if isinstance(r[name], float) else f"{r[name]:>10}" for r in results.values()
+            )
+            print(f"  {label:<44}{cells}")
+    return results
+
+
+def run_mode(cases: dict, env: dict, mode: str) -> dict:
+    print(f"-- {mode} --", flush=True)
+    replay = None
+    env = dict(env)
+    if mode == "llm":
+        replay = ScriptedLLM(cases)
+        replay.start()
+        env |= {"LLM_BASE_URL": replay.url, "LLM_MODEL": "scripted-replay", "LLM_API_KEY": "replay"}
+    else:
+        env |= {"LLM_BASE_URL": "", "LLM_MODEL": "", "LLM_API_KEY": ""}
+    harness.reset_database()
+    key = harness.make_bot()
+    headers = {"Authorization": f"Bearer {key}"}
+    product = harness.Product(env)
+    try:
+        harness.warm_up_workers(int(env["WORKERS"]))
+        response = requests.post(
+            f"{product.url}/api/v1/kbs/", json={"name": KB, "always_on": True}, headers=headers, timeout=60
+        )
+        assert response.status_code == 201, response.text
+        posted, runs = 0, 0
+        for phase in _phases(cases):
+            posted += sum(_post_session(product.url, headers, *item) for item in phase)
+            harness.wait_until_processed(timeout=1800)
+            runs += _consolidate(product.url, headers)
+        print(
+            f"{posted} turns of {len(cases['users'])} users posted in {len(_phases(cases))} phases, extracted and "
+            f"consolidated ({runs} consolidation runs); {_memory_counts()}; failed jobs: {harness.failed_jobs()}",
+            flush=True,
+        )
+        outcomes = _ask_all(product.url, headers, cases, replay)
+        if replay:
+            print(f"scripted LLM calls: {dict(replay.calls)}")
+        return report(outcomes, mode)
+    finally:
+        product.stop()
+        if replay:
+            replay.stop()
+
+
+def _memory_counts() -> str:
+    from django.db.models import Count, Q
+
+    from memories.models import Memory
+
+    counts = Memory.objects.filter(kb__name=KB).aggregate(
+        live=Count("id", filter=Q(retired_at__isnull=True)),
+        retired=Count("id", filter=Q(retired_at__isnull=False)),
+        quarantined=Count("id", filter=Q(quarantined=True)),
+    )
+    return f"memories live {counts['live']}, retired {counts['retired']}, quarantined {counts['quarantined']}"
+
+
+if __name__ == "__main__":
+    run()
