@@ -13,7 +13,7 @@ from django.utils.html import format_html, format_html_join
 
 from kbsite.models import EndUser, Erasure, KnowledgeBase
 from kbsite.operators import OperatedAdmin
-from memories import endusers, portability
+from memories import rights
 from memories.recall.context import profile_facts
 
 # The changelists of an end user's rows, by what erasure calls them.
@@ -39,7 +39,7 @@ class EndUserAdmin(OperatedAdmin):
     actions = ["issue_key"]
 
     def get_queryset(self, request):
-        return endusers.users_annotated(super().get_queryset(request))
+        return rights.users_annotated(super().get_queryset(request))
 
     def has_add_permission(self, request):
         return False  # a bot names its users; they are not made up here
@@ -79,7 +79,7 @@ class EndUserAdmin(OperatedAdmin):
 
     @admin.display(description="held about them")
     def held(self, obj):
-        counts = endusers.Holdings.of(obj).counts()
+        counts = rights.Holdings.of(obj).counts()
         rows = [
             format_html(
                 '<a href="{}?end_user__id__exact={}{}">{} {}</a>',
@@ -149,7 +149,7 @@ class EndUserAdmin(OperatedAdmin):
         user = get_object_or_404(self.get_queryset(request), pk=pk)
         kbs = list(KnowledgeBase.objects.filter(bot=user.bot).order_by("name"))
         response = StreamingHttpResponse(
-            portability.json_lines(portability.records(kbs=kbs, end_user=user)), content_type="application/x-ndjson"
+            rights.json_lines(rights.records(kbs=kbs, end_user=user)), content_type="application/x-ndjson"
         )
         response["Content-Disposition"] = f'attachment; filename="{user.bot.name}-user-{user.pk}.jsonl"'
         return response
@@ -160,11 +160,11 @@ class EndUserAdmin(OperatedAdmin):
         if not self.has_change_permission(request, user):
             return redirect("admin:kbsite_enduser_change", pk)
         if request.method == "POST" and request.POST.get("confirm") == "yes":
-            counts = endusers.user_erase(end_user=user, erased_by=f"operator {request.user.get_username()!r}")
+            counts = rights.user_erase(end_user=user, erased_by=f"operator {request.user.get_username()!r}")
             removed = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n)
             self.message_user(request, f"End user {user.external_id} erased: {removed or 'nothing was held'}.")
             return redirect("admin:kbsite_enduser_changelist")
-        holdings = endusers.Holdings.of(user)
+        holdings = rights.Holdings.of(user)
         context = {
             **self.admin_site.each_context(request),
             "title": f"Erase end user {user.external_id}?",

@@ -17,7 +17,7 @@ from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
 from knowledge.models import Document
 from knowledge.services import enqueue_document
-from memories import portability, selectors
+from memories import rights, selectors
 from memories.admin.dashboard import COUNTS, kb_counts
 from memories.consolidation import enqueue_consolidation
 from memories.forms import RecallConsoleForm
@@ -150,7 +150,7 @@ class KnowledgeBaseAdmin(OperatedAdmin):
         """Everything the KB holds, as JSON Lines (the API's export: the format ``import`` reads)."""
         kb = get_object_or_404(self.get_queryset(request), pk=pk)
         response = StreamingHttpResponse(
-            portability.json_lines(portability.records(kbs=[kb])), content_type="application/x-ndjson"
+            rights.json_lines(rights.records(kbs=[kb])), content_type="application/x-ndjson"
         )
         response["Content-Disposition"] = f'attachment; filename="{kb.bot.name}-{kb.name}.jsonl"'
         return response

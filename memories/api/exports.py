@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.http import StreamingHttpResponse
 
-from memories import portability
+from memories import rights
 
 
 def json_lines_response(records, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(portability.json_lines(records), content_type="application/x-ndjson")
+    response = StreamingHttpResponse(rights.json_lines(records), content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -16,7 +16,7 @@ from kbsite.api.mixins import KB_NAME, active_kb
 from kbsite.api.parsers import JSONLinesParser, MultiPartParser
 from kbsite.models import NAME_RE, KnowledgeBase
 from kbsite.selectors import kb_get
-from memories import archive, consolidation, ingest, portability, recall, selectors, services
+from memories import archive, consolidation, ingest, recall, rights, selectors, services
 from memories.api.exports import json_lines_response
 from memories.api.serializers import (
     ArchiveAcceptedSerializer,
@@ -176,7 +176,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         """Everything the KB holds as JSON Lines (streamed): end users, sessions, turns, memories live and retired
         with provenance and validity, insights, documents with their content."""
         kb = kb_get(bot=request.user, name=name)
-        return json_lines_response(portability.records(kbs=[kb]), f"{request.user.name}-{kb.name}.jsonl")
+        return json_lines_response(rights.records(kbs=[kb]), f"{request.user.name}-{kb.name}.jsonl")
 
     @extend_schema(
         request={"application/x-ndjson": OpenApiTypes.STR, "multipart/form-data": ImportFileSerializer},
@@ -189,8 +189,8 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         kb = active_kb(request, name)
         text = request.data if isinstance(request.data, str) else _uploaded_text(request)
         try:
-            added = portability.kb_import(kb=kb, text=text)
-        except portability.ImportRefused as exc:
+            added = rights.kb_import(kb=kb, text=text)
+        except rights.ImportRefused as exc:
             return Response({"detail": str(exc), "line": exc.line}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"kb": kb.name, "added": added})
 

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from kbsite.models import USER_ID_RE, EndUser, KnowledgeBase
 from kbsite.selectors import kb_get
-from memories import endusers, portability
+from memories import rights
 from memories.api.exports import json_lines_response
 from memories.api.serializers import EndUserSerializer, ErasedSerializer
 
@@ -34,7 +34,7 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
             return EndUser.objects.none()
         kb_name = self.request.query_params.get("kb")
         kb = kb_get(bot=self.request.user, name=kb_name) if kb_name else None
-        return endusers.users_with_counts(bot=self.request.user, kb=kb)
+        return rights.users_with_counts(bot=self.request.user, kb=kb)
 
     def get_object(self) -> EndUser:
         user = self.get_queryset().filter(external_id=self.kwargs["user_id"]).first()
@@ -48,7 +48,7 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         entities, documents and their files, pending input). Answers the counts; an audit record without content
         is kept."""
         user = self.get_object()
-        counts = endusers.user_erase(end_user=user, erased_by=request.auth.label)
+        counts = rights.user_erase(end_user=user, erased_by=request.auth.label)
         return Response({"user_id": user_id, "erased": counts})
 
     @extend_schema(responses={(200, "application/x-ndjson"): OpenApiTypes.STR})
@@ -57,4 +57,4 @@ class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.
         """Everything held about the end user, as JSON Lines (streamed)."""
         user = self.get_object()
         kbs = list(KnowledgeBase.objects.for_bot(request.user).order_by("name"))
-        return json_lines_response(portability.records(kbs=kbs, end_user=user), "user-export.jsonl")
+        return json_lines_response(rights.records(kbs=kbs, end_user=user), "user-export.jsonl")

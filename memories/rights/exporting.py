@@ -1,5 +1,5 @@
 """Export as JSON Lines: a whole KB, or everything held about one end user, read in chunks and streamed, each row
-written by its record's serializer (:func:`memories.portability.records.record`)."""
+written by its record's serializer (:func:`memories.rights.records.record`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.utils import timezone
 from kbsite.models import EndUser, KnowledgeBase
 from knowledge.models import Document
 from memories.models import Edge, Insight, Memory, Message, Session
-from memories.portability.records import FORMAT_VERSION, record
+from memories.rights.records import FORMAT_VERSION, record
 
 
 def _user(row) -> str | None:
@@ -21,7 +21,7 @@ def _user(row) -> str | None:
 
 def records(*, kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Iterator[dict]:
     """Everything held in ``kbs`` (about ``end_user`` only, when given) as records of the export format
-    (:mod:`memories.portability.records`): the user(s), sessions, turns, documents with their content, memories
+    (:mod:`memories.rights.records`): the user(s), sessions, turns, documents with their content, memories
     live and retired with provenance and validity, insights and graph edges. Read in chunks, never all at once."""
     kb_names = {kb.pk: kb.name for kb in kbs}
 

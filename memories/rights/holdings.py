@@ -1,26 +1,19 @@
-"""End users' data rights: what is held about each of a bot's end users, and their erasure (their export is
-:mod:`memories.portability`)."""
+"""What is held about end users: each of a bot's end users with their counts, and everything held about one of them
+(:class:`Holdings`), as their erasure (:mod:`memories.rights.erasure`) removes it."""
 
 from __future__ import annotations
 
-import logging
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.contrib.contenttypes.models import ContentType
-from django.db import transaction
 from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from kbsite import locks
-from kbsite.locks import Lock
-from kbsite.models import Bot, EndUser, Erasure, JobRun, KnowledgeBase
+from kbsite.models import Bot, EndUser, JobRun, KnowledgeBase
 from knowledge.models import Document
 from memories.ingest.inbox import user_folders
 from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, Session
-
-logger = logging.getLogger(__name__)
 
 
 def _count(queryset: QuerySet, owner: str = "end_user") -> Coalesce:
@@ -58,9 +51,6 @@ def users_annotated(users: QuerySet, kb: KnowledgeBase | None = None) -> QuerySe
             .values("last")
         ),
     )
-
-
-# --- Erasure --------------------------------------------------------------------------
 
 
 @dataclass
@@ -109,42 +99,3 @@ class Holdings:
 
 def _runs_of(model, rows: QuerySet) -> Q:
     return Q(object_type=ContentType.objects.get_for_model(model), object_id__in=rows.values("pk"))
-
-
-def user_erase(*, end_user: EndUser, erased_by: str) -> dict[str, int]:
-    """Erase everything held about ``end_user`` in every KB of their bot (:class:`Holdings`): turns and sessions,
-    memories (retired history too), insights drawn from them, their entities and edges, their documents (archived
-    conversations included) with their files on disk, pending ingest items, their inbox folders (waiting, claimed,
-    processed and failed files); then the user. Keeps an :class:`Erasure` record with who asked, when and the
-    counts, and no content. Returns the counts.
-
-    Applies of the bot's KBs are held off meanwhile (their write locks), so a running extraction cannot write a
-    fact of this user after it: its apply fails on the missing user and nothing is stored.
-    """
-    bot = end_user.bot
-    kbs = list(KnowledgeBase.objects.filter(bot=bot).order_by("pk"))
-    with transaction.atomic():
-        for kb in kbs:
-            locks.hold(Lock.KB_WRITE, kb.pk)
-        holdings = Holdings.of(end_user)
-        counts = holdings.counts()
-        for kind in ("insights", "job_runs"):  # rows that do not name the user themselves
-            holdings.rows[kind].model.objects.filter(
-                pk__in=list(holdings.rows[kind].values_list("pk", flat=True))
-            ).delete()
-        end_user.delete()  # the rest goes with it (every row of theirs names them)
-        digest = Erasure.digest(end_user.external_id)
-        Erasure.objects.create(bot=bot, user_id_sha256=digest, erased_by=erased_by, counts=counts)
-        transaction.on_commit(lambda: _files_remove(holdings.files, holdings.folders))
-    logger.info("erased an end user of %s: %s", bot, counts)
-    return counts
-
-
-def _files_remove(paths: list[Path], folders: list[Path]) -> None:
-    for path in paths:
-        try:
-            path.unlink(missing_ok=True)
-        except OSError:
-            logger.exception("could not remove %s of an erased end user", path)
-    for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
