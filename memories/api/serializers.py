@@ -249,6 +249,10 @@ class RecallInSerializer(serializers.Serializer):
 
 class HitSerializer(serializers.Serializer):
     id = serializers.IntegerField()
+    ids = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Every memory the hit holds: offline, the statements of one turn found together are one hit.",
+    )
     type = serializers.ChoiceField(choices=["memory", "insight"])
     kb = serializers.CharField()
     text = serializers.CharField()
@@ -264,6 +268,7 @@ class HitSerializer(serializers.Serializer):
         times = self.fields["created_at"]
         return {
             "id": hit.id,
+            "ids": hit.ids,
             "type": hit.type,
             "kb": hit.kb,
             "text": hit.text,

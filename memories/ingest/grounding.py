@@ -61,4 +61,5 @@ def required_keys(data: dict) -> None:
 
 
 def _stems(words: list[str]) -> frozenset[str]:
-    return frozenset(w[:5] for w in words)
+    """Words cut to their first five letters, a possessive or an apostrophe off ("Clio's": "clio")."""
+    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)

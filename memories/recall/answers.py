@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kbsite.ai import llm
@@ -39,11 +40,14 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
     asked = slots_asked(question)
     scored: list[tuple[float, int, str, int, frozenset]] = []
     for rank, hit in enumerate(h for h in hits if h.type == "memory" and h.id not in earlier):
-        for sentence in SENTENCE.split(hit.text):
-            matched = wanted & _stems(content_words(sentence))
-            stated = asked & set(statement(sentence).slots)
-            score = len(matched) + 3 * len(stated) - rank * 0.1
-            scored.append((score, -rank, sentence.strip(), hit.id, frozenset(matched | stated)))
+        for pk, text in hit.parts or [(hit.id, hit.text)]:
+            for sentence in SENTENCE.split(text):
+                if sentence.rstrip().endswith("?"):
+                    continue  # a question answers nothing
+                matched = wanted & _stems(content_words(sentence))
+                stated = asked & set(statement(sentence).slots)
+                score = len(matched) + 3 * len(stated) - rank * 0.1
+                scored.append((score, -rank, sentence.strip(), pk, frozenset(matched | stated)))
     if not scored:
         return "I don't remember anything about that.", []
     scored.sort(key=lambda row: (-row[0], -row[1]))
@@ -58,7 +62,7 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
 
 def _stems(words: list[str]) -> frozenset[str]:
     """Words cut to their first five letters: "moved" and "move", "allergic" and "allergy" meet."""
-    return frozenset(w[:5] for w in words)
+    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
 
 
 def kb_ask(

@@ -6,6 +6,7 @@ relevant to the query, each with its id; what two parts say alike appears once, 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ from memories.models import Insight, Memory
 from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.concepts import concept_words
 from memories.recall.current import earlier_values
-from memories.recall.hits import hit_rows, memory_hit, sources_attach
+from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
 from memories.text import content_words
 
 HEADER = (
@@ -98,7 +99,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
         )
     )
     in_profile = {h.id for h in profile}
-    hits = [h for h in _qualified(hits, query, end_user_id) if not (h.type == "memory" and h.id in in_profile)]
+    hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, query, end_user_id)) if h]
     return Retrieved(
         profile=profile,
         memories=[h for h in hits if h.type == "memory"],
@@ -156,6 +157,24 @@ def _documents(kbs, query: str, vector, session_id: str | None, budget: int, end
         end_user_id=end_user_id,
     )
     return [d for d in found if relevant(d["signals"], d["similarity"])]
+
+
+def _without(in_profile: set[int], hit: Hit) -> Hit | None:
+    """The hit less what the profile shows already (a turn's statements: the others; none left: None)."""
+    if hit.type != "memory":
+        return hit
+    if not hit.parts:
+        return None if hit.id in in_profile else hit
+    parts = [(pk, text) for pk, text in hit.parts if pk not in in_profile]
+    if not parts:
+        return None
+    if len(parts) < len(hit.parts):
+        hit.parts, hit.id, hit.text = parts, parts[0][0], joined_text(parts)
+    return hit
+
+
+def _refs(hit: Hit) -> str:
+    return ", ".join(f"memory {pk}" for pk in hit.ids)
 
 
 def _size(hits: list[Hit]) -> int:
@@ -241,8 +260,8 @@ def _render(profile, memories, insights, documents) -> str:
 
     sections: list[tuple[str, list[_Entry]]] = []
     for title, items in (
-        ("### About this user", [(f"memory {h.id}", h.text, _dated(h, earlier)) for h in profile]),
-        ("### Memories", [(f"memory {h.id}", h.text, _dated(h, earlier)) for h in memories]),
+        ("### About this user", [(_refs(h), h.text, _dated(h, earlier)) for h in profile]),
+        ("### Memories", [(_refs(h), h.text, _dated(h, earlier)) for h in memories]),
         ("### Insights", [(f"insight {h.id}", h.text, h.text) for h in insights]),
         (
             "### Relevant documents",

@@ -28,7 +28,10 @@ def _micros(column: str) -> str:
 
 
 MEMORY_HITS_SQL = f"""
-    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")}
+    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")},
+        CASE WHEN mode = 'heuristic' THEN
+            (SELECT min(l.message_id) FROM memories_memory_source_messages l WHERE l.memory_id = memories_memory.id)
+        END
     FROM memories_memory WHERE id = ANY(%s)"""
 INSIGHT_HITS_SQL = f"SELECT id, kb_id, text, {_micros('created_at')} FROM memories_insight WHERE id = ANY(%s)"
 
@@ -54,6 +57,14 @@ class Hit:
     similarity: float | None = None
     kb: str = ""
     entities: list[str] = field(default_factory=list)  # a memory's; the first is who it is about
+    # Offline statements of one turn (see merged_by_turn): the turn's message id, and the statements joined in.
+    turn: int | None = None
+    parts: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[int]:
+        """Every memory the hit holds: itself, and the statements of its turn joined in."""
+        return [self.id, *(pk for pk, _ in self.parts[1:])] if self.parts else [self.id]
 
     @property
     def subject(self) -> str:
@@ -80,8 +91,10 @@ def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
     with connection.cursor() as cursor:
         if memory_ids:
             cursor.execute(MEMORY_HITS_SQL, [memory_ids])
-            for row in cursor.fetchall():
-                hits[("memory", row[0])] = memory_hit(dict(zip(HIT_FIELDS, row, strict=True)), kb_names)
+            for *row, turn in cursor.fetchall():
+                hit = memory_hit(dict(zip(HIT_FIELDS, row, strict=True)), kb_names)
+                hit.turn = turn
+                hits[("memory", hit.id)] = hit
         if insight_ids:
             cursor.execute(INSIGHT_HITS_SQL, [insight_ids])
             for pk, kb_id, text, created_us in cursor.fetchall():
@@ -124,3 +137,32 @@ def sources_attach(hits: list[Hit]) -> None:
             )
             for insight_id, memory_id in cursor.fetchall():
                 insight_hits[insight_id].sources.append({"type": "memory", "memory_id": memory_id})
+
+
+def merged_by_turn(hits: list[Hit]) -> list[Hit]:
+    """Ranked hits where the offline statements of one turn found together are one hit, at the best one's rank:
+    its text the statements in the turn's order (the speaker named once), so that one thing said takes one place
+    of ``k`` and the budget holds what the turn said of the question, as it did when a memory was a whole turn."""
+    first: dict[int, Hit] = {}
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.type != "memory" or hit.turn is None:
+            out.append(hit)
+            continue
+        head = first.get(hit.turn)
+        if head is None:
+            first[hit.turn] = hit
+            hit.parts = [(hit.id, hit.text)]
+            out.append(hit)
+            continue
+        head.parts = sorted([*head.parts, (hit.id, hit.text)])
+        head.signals = list(dict.fromkeys(head.signals + hit.signals))
+        head.text = joined_text(head.parts)
+    return out
+
+
+def joined_text(parts: list[tuple[int, str]]) -> str:
+    """Statements of one turn as one text, its speaker named once."""
+    speaker, _, _ = parts[0][1].partition(": ")
+    prefix = f"{speaker}: " if speaker and all(text.startswith(f"{speaker}: ") for _, text in parts) else ""
+    return prefix + " ".join(text[len(prefix) :] for _, text in parts)

@@ -18,7 +18,7 @@ from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.recall.concepts import concept_words
 from memories.recall.fulltext import fts_ranked
-from memories.recall.hits import Hit, hits_load, sources_attach
+from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find
 from memories.recall.query import named, query_period
 from memories.recall.scope import Scope, Table
@@ -100,7 +100,7 @@ def recall(q: RecallQuery) -> list[Hit]:
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
     kb_names = {kb.pk: kb.name for kb in kbs}
-    direct = _weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query)
+    direct = merged_by_turn(_weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query))
     packed = _pack(direct, k, budget_chars, limits)
     # Supplements rank below every direct match: they are only looked for when room is left.
     if q.supplements and memories and direct and len(packed) < k:

@@ -56,7 +56,7 @@ def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], 
     Scored strictly below the weakest direct match so they can never outrank one.
     """
     floor = min(h.score for h in direct)
-    seen = {h.id for h in direct if h.type == "memory"}
+    seen = {pk for h in direct if h.type == "memory" for pk in h.ids}
     top_entities = {e for h in direct[:5] if h.type == "memory" for e in h.entities}
     candidates = scope.memories()
     extra: list[tuple[dict, str]] = []

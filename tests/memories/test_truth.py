@@ -185,3 +185,18 @@ def test_a_fact_sharing_no_word_with_its_turns_is_rejected_and_counted(api, note
     assert list(Memory.objects.values_list("text", flat=True)) == ["Alice lives in Lisbon."]
     run = JobRun.objects.get(kind="ingest_messages")
     assert run.status == "succeeded" and run.detail["facts_rejected"] == 1
+
+
+def test_the_statements_of_one_turn_found_together_are_one_hit(api, notes):
+    """Offline, two statements of one turn that both match are one result (one place of k), the turn's words in
+    order, with both memories' ids; the other turn's statement is a result of its own."""
+    say(api, "s1", "I moved to Lisbon in May. I love the tram rides in Lisbon.", "Lisbon is hilly, my knees hate it.")
+    response = api.post("/api/v1/kbs/notes/recall/", json={"query": "Lisbon", "k": 5, "user_id": "alice"})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    merged = next(r for r in results if "tram" in r["text"])
+    assert merged["text"] == "I moved to Lisbon in May. I love the tram rides in Lisbon."
+    statements = Memory.objects.filter(text__in=["I moved to Lisbon in May.", "I love the tram rides in Lisbon."])
+    assert sorted(merged["ids"]) == sorted(statements.values_list("id", flat=True))
+    assert [s["external_id"] for s in merged["sources"]] == ["s1-0"]
+    assert len(results) == 2
