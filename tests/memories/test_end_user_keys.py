@@ -11,8 +11,8 @@ import requests
 from kbsite.models import ApiKey
 from memories.models import Memory, Session
 from tests.conftest import ApiClient, run_queued_tasks
-from tests.memories.test_mcp import call, result_of
-from tests.memories.test_proxy import recordings_run
+from tests.memories.mcp.test_mcp import call, result_of
+from tests.memories.proxy.test_proxy import recordings_run
 
 
 def issue(api, user: str, name: str = "phone app") -> dict:

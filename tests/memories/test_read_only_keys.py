@@ -13,7 +13,7 @@ from kbsite.models import ApiKey
 from memories.models import Memory
 from memories.tools import CHANGES, TOOLS
 from tests.conftest import ApiClient
-from tests.memories.test_mcp import call, connect, result_of
+from tests.memories.mcp.test_mcp import call, connect, result_of
 
 
 @pytest.fixture

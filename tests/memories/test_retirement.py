@@ -7,7 +7,7 @@ from memories.models import Edge, Insight, Memory
 from memories.services import memories_embed_missing
 from tests.conftest import run_queued_tasks
 from tests.factories import InsightFactory, MemoryFactory
-from tests.memories.test_ingest_llm import post_turns
+from tests.memories.ingest.test_ingest_llm import post_turns
 
 
 def _paris_insight(kb):

@@ -7,7 +7,7 @@ from memories.models import Memory
 from memories.services import memories_embed_missing
 from tests.conftest import run_queued_tasks
 from tests.factories import InsightFactory, MemoryFactory, MessageFactory, SessionFactory
-from tests.memories.test_ingest_llm import post_turns
+from tests.memories.ingest.test_ingest_llm import post_turns
 
 MEMORIES = "/api/v1/kbs/notes/memories"
 

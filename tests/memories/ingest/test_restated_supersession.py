@@ -13,7 +13,7 @@ from memories.ingest.statements import statement
 from memories.ingest.supersession import SUPERSEDED
 from memories.models import Memory
 from tests.conftest import run_queued_tasks
-from tests.memories.test_ingest_llm import add, post_turns
+from tests.memories.ingest.test_ingest_llm import add, post_turns
 
 
 def say(api, *texts, speaker="Alice", session="s1", when="2024-03-01T10:00:00Z", user=None, start=0):

@@ -13,7 +13,7 @@ import requests
 
 from kbsite.models import JobRun
 from memories.models import Memory, Message
-from tests.memories.test_proxy import NO_FACTS, recordings_run
+from tests.memories.proxy.test_proxy import NO_FACTS, recordings_run
 
 
 @pytest.fixture
