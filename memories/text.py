@@ -29,7 +29,7 @@ TRIVIAL = frozenset(
 DURABLE = re.compile(
     r"\b(i|we)\s+(?:[\w']+\s+)?(am|was|have|had|live|lived|work|worked|like|love|prefer|hate|dislike|enjoy|use|want|"
     r"need|own|moved|started|stopped|finished|bought|adopted|got|went|visited|play|joined|quit|married|"
-    r"relocated|left|switched|became|retired|divorced|graduated)\b|"
+    r"relocated|left|switched|became|retired|divorced|graduated|sold|lost|cancell?ed|gave|promoted|transferred)\b|"
     r"\b(i'm|i've|my|our|call me|name is|born|birthday)\b|"
     # A change of state is never small talk, however short: "We just relocated to Rome.", "Not vegan anymore!"
     r"\b(no longer|anymore|any more|not \w+ now|big news|news:|relocat\w*|moved (?:to|in|out|back|away))\b",
@@ -94,8 +94,10 @@ def topics_guess(text: str) -> list[str]:
 
 # What opens a sentence without stating anything: "Big news: I moved to Berlin!", "Guess what, I quit."
 _OPENER = re.compile(
-    r"^(?:(?:big|good|great|some|exciting|sad|bad|happy) news|guess what|update|fyi|btw|by the way|anyway|"
-    r"oh|so|well|hey|ok|okay|yes|yeah|no|wow|haha|lol)\s*[:!,.\-–—]+\s*",
+    r"^(?:(?:(?:big|good|great|some|exciting|sad|bad|happy) news|guess what|update|fyi|btw|by the way|anyway|"
+    r"oh|so|well|hey|ok|okay|yes|yeah|no|wow|haha|lol|ugh)\s*[:!,.\-–—]+|"
+    # A heading of one to three words and a colon ("Confession:", "Random update:", "Change of plans:").
+    r"[A-Za-z][\w']*(?: [\w']+){0,2}:)\s+",
     re.I,
 )
 # Where a sentence holds two statements: a new clause with its own subject ("…, and I am allergic to nuts").

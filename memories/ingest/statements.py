@@ -57,8 +57,11 @@ class _Pattern:
     negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
 
 
+_LEAD = r"^(?:so |well |oh |yeah |actually |and |but |now |also |anyway |finally )*"
+
+
 def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
-    return _Pattern(slot, re.compile(r"^(?:so |well |oh |yeah |actually |and |but |now )*" + pattern, re.I), **kwargs)
+    return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
 
 
 _PATTERNS = [
@@ -109,8 +112,30 @@ _PATTERNS = [
         hints=("quit", "left", "job", "work"),
         negated=True,
     ),
+    # A new title: "I got promoted to QA lead".
+    _p(
+        "occupation",
+        r"i(?: just| finally)* (?:got |was |have been |'ve been )?promoted to (?:an? )?" + _END,
+        hints=("promoted", "work"),
+    ),
+    # Where one is now: "I'm based in Bergen", "I'm in Bergen now".
+    _p(
+        "residence",
+        r"(?:i|we)(?:'m| am|'re| are)(?: now)? (?:based|living|settled) in " + _END,
+        hints=("live", "living", "moved", "relocated", "based"),
+    ),
+    _p(
+        "residence",
+        r"(?:i|we)(?:'m| am|'re| are) in (?P<v>[^,.;:!?()\"]+?) now\b",
+        hints=("live", "living", "moved", "relocated", "based"),
+    ),
     # A diet: "I am vegetarian", "I'm vegan now", "I am no longer vegetarian", "I eat meat again".
-    _p("diet", r"i(?:'m| am)(?: now| currently| strictly)* (?:an? )?(?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS),
+    _p(
+        "diet",
+        r"i(?:'m| am|'ve been| have been|'ve gone| have gone|'ve become| have become|'m now)"
+        r"(?: now| currently| strictly| fully| completely)* (?:an? )?(?P<v>" + _DIETS + r")\b",
+        hints=_DIET_HINTS,
+    ),
     _p(
         "diet",
         r"i(?:'m| am) (?:no longer|not(?: \w+)?) (?:an? )?(?P<v>" + _DIETS + r")\b",
@@ -127,6 +152,8 @@ _QUALIFIER = re.compile(r"^\s*(?:(?:" + _FILLER + r")\b\s*)*$", re.I)
 # What may follow a value without stating more: time words, a date, a place.
 _COVERED = re.compile(
     r"^\s*(?:(?:" + _FILLER + r")\b\s*|(?:last|this|next) \w+\s*|(?:in|since|on|from|at) [\w ]{1,24}?\s*"
+    r"|for (?:about |over |almost |nearly |the (?:last|past) )?(?:a|an|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|\d+|a few|several|many) (?:days?|weeks?|months?|years?)\s*"
     r"|(?:a|an|one|two|three|a few|\d+) (?:days?|weeks?|months?|years?) ago\s*)*$",
     re.I,
 )
@@ -282,3 +309,39 @@ def apart(old_text: str, new_text: str) -> bool:
     return old.speaker == new.speaker and any(
         slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items()
     )
+
+
+# What a speaker says has ended: "we sold the Clio", "I gave up on guitar", "no more nights", "I don't drink coffee
+# anymore", "we've cancelled the Norway cruise", "we lost Luna last week".
+_ENDED = (
+    re.compile(
+        r"\b(?:sold|gave up(?: on)?|given up(?: on)?|quit|lost|cancell?ed|dropped|broke up with|no more)\s+"
+        r"(?:my |our |the |a |an |his |her |their )?(?P<thing>[\w'’-]+(?: [\w'’-]+){0,2})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:don't|do not|doesn't|does not|am not|'m not|is not|isn't|no longer)\s+(?:\w+\s+)?"
+        r"(?:an? )?(?P<thing>[\w'’-]+)\s+(?:anymore|any more)\b",
+        re.I,
+    ),
+    re.compile(r"\bno longer\s+(?:an? )?(?P<thing>[\w'’-]+)", re.I),
+)
+# Words of an ended thing that name nothing of its own.
+_GENERIC = frozenset("job work place one thing things stuff it that this".split())
+_TIME_WORDS = frozenset("last this next yesterday today ago week weeks month months year years now".split())
+
+
+def ended(text: str) -> list[frozenset[str]]:
+    """The things ``text`` says have ended, each as the words that name it ("the Norway cruise": norway, cruise)."""
+    found: list[frozenset[str]] = []
+    for pattern in _ENDED:
+        for match in pattern.finditer(text):
+            words: list[str] = []
+            for word in match.group("thing").lower().replace("’", "'").split():
+                if word in _TIME_WORDS:
+                    break
+                words.append(re.sub(r"'s$", "", word))
+            named = frozenset(w for w in words if w not in _GENERIC and len(w) > 2 and w not in _NOT_THINGS)
+            if named and named not in found:
+                found.append(named)
+    return found

@@ -39,7 +39,7 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
     wanted = _stems(content_words(question) + concept_words(question))
     asked = slots_asked(question)
     scored: list[tuple[float, int, str, int, frozenset]] = []
-    for rank, hit in enumerate(h for h in hits if h.type == "memory" and h.id not in earlier):
+    for rank, hit in enumerate(h for h in hits if h.type == "memory" and ("memory", h.id) not in earlier):
         for pk, text in hit.parts or [(hit.id, hit.text)]:
             for sentence in SENTENCE.split(text):
                 if sentence.rstrip().endswith("?"):
@@ -84,7 +84,7 @@ def kb_ask(
         return Answer(answer=answer, citations=citations, mode="extractive", memories=hits)
     earlier = earlier_values(hits)
     listing = "\n".join(
-        (f"[{h.id}] {'(earlier, no longer true) ' if h.id in earlier else ''}{h.text}")
+        (f"[{h.id}] {'(earlier, no longer true) ' if (h.type, h.id) in earlier else ''}{h.text}")
         if h.type == "memory"
         else f"[insight, not citable] {h.text}"
         for h in hits

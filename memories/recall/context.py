@@ -245,7 +245,7 @@ class _Entry:
 
 def _render(profile, memories, insights, documents) -> str:
     entries: list[_Entry] = []
-    earlier = earlier_values(profile + memories)
+    earlier = earlier_values(profile + memories + insights)
 
     def add(ref: str, text: str, shown: str | None = None) -> _Entry | None:
         """A new entry, or None when an earlier one says the same (it then lists this source too)."""
@@ -262,7 +262,7 @@ def _render(profile, memories, insights, documents) -> str:
     for title, items in (
         ("### About this user", [(_refs(h), h.text, _dated(h, earlier)) for h in profile]),
         ("### Memories", [(_refs(h), h.text, _dated(h, earlier)) for h in memories]),
-        ("### Insights", [(f"insight {h.id}", h.text, h.text) for h in insights]),
+        ("### Insights", [(f"insight {h.id}", h.text, _dated(h, earlier, dated=False)) for h in insights]),
         (
             "### Relevant documents",
             [(f"doc {d['document']}#{d['chunk']}", d["text"], f"{d['title']}: {d['text']}") for d in documents],
@@ -291,9 +291,10 @@ def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:
     return len(shorter) >= 3 and shorter <= longer and len(longer - shorter) <= max(1, len(shorter) // 4)
 
 
-def _dated(hit: Hit, earlier: dict) -> str:
-    """The fact with its date; one that a newer fact of the block restates otherwise, as what held until then."""
-    if hit.id in earlier:
-        until = earlier[hit.id]
+def _dated(hit: Hit, earlier: dict, dated: bool = True) -> str:
+    """The fact with its date; one that a newer fact of the block restates otherwise, or says has ended, as what
+    held until then."""
+    if (hit.type, hit.id) in earlier:
+        until = earlier[(hit.type, hit.id)]
         return f"(earlier, until {until:%Y-%m-%d}) {hit.text}" if until else f"(earlier) {hit.text}"
-    return f"({hit.valid_from:%Y-%m-%d}) {hit.text}" if hit.valid_from else hit.text
+    return f"({hit.valid_from:%Y-%m-%d}) {hit.text}" if hit.valid_from and dated else hit.text

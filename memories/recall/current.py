@@ -8,9 +8,10 @@ newer began.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
-from memories.ingest.statements import statement, values_agree
+from memories.ingest.statements import ended, statement, values_agree
 from memories.recall.hits import Hit
 
 
@@ -18,19 +19,32 @@ def _when(hit: Hit) -> tuple:
     return (hit.valid_from or hit.created_at, hit.created_at, hit.id)
 
 
-def earlier_values(hits: list[Hit]) -> dict[int, datetime | None]:
-    """The memories among ``hits`` that a newer one of them restates otherwise, each with when that newer one
-    began (its valid time)."""
+def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
+    """The hits (by type and id) that a newer one of them makes a thing of the past, each with when that newer one
+    began: a newer statement of the same attribute with another value ("I live in Berlin now"), or a newer saying
+    that a thing they mention has ended ("we sold the Clio", "I don't drink coffee anymore")."""
+    ordered = sorted(hits, key=_when)
     latest: dict[tuple[str, str], tuple[Hit, str]] = {}
     stated: list[tuple[Hit, str, str, str]] = []
-    for hit in sorted((h for h in hits if h.type == "memory"), key=_when):
+    for hit in ordered:
+        if hit.type != "memory":
+            continue
         said = statement(hit.text)
         for slot, value in said.slots.items():
             stated.append((hit, said.speaker, slot, value))
             latest[(said.speaker, slot)] = (hit, value)
-    earlier: dict[int, datetime | None] = {}
+    earlier: dict[tuple[str, int], datetime | None] = {}
     for hit, speaker, slot, value in stated:
         newest, newest_value = latest[(speaker, slot)]
         if newest.id != hit.id and not values_agree(newest_value, value):
-            earlier[hit.id] = newest.valid_from or newest.created_at
+            earlier[("memory", hit.id)] = newest.valid_from or newest.created_at
+    for n, hit in enumerate(ordered):
+        for thing in ended(hit.text) if hit.type == "memory" else ():
+            for older in ordered[:n]:
+                if thing <= _words(older.text) and not ended(older.text):
+                    earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
     return earlier
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", text.lower().replace("’", "'")))
