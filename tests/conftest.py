@@ -39,9 +39,8 @@ class ApiClient:
 
     def request(self, method: str, path: str, **kwargs) -> requests.Response:
         headers = self._headers(kwargs.pop("headers", None))
-        if self.base_url == IN_PROCESS_URL:
-            return in_process_request(method, f"{self.base_url}{path}", headers=headers, **kwargs)
-        return requests.request(method, f"{self.base_url}{path}", headers=headers, timeout=60, **kwargs)
+        send = in_process_request if self.base_url == IN_PROCESS_URL else requests.request
+        return send(method, f"{self.base_url}{path}", headers=headers, timeout=60, **kwargs)
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)

@@ -12,6 +12,7 @@ import requests
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.transaction import Atomic, get_connection
 from django.test import Client
+from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 from requests.utils import get_encoding_from_headers
 
@@ -21,30 +22,42 @@ logger = logging.getLogger(__name__)
 IN_PROCESS_URL = "http://testserver"
 
 
-def in_process_request(method: str, url: str, *, headers: dict, **kwargs) -> requests.Response:
-    """Send the request ``requests.request`` would send (the same body, query and headers, encoded by requests)
-    through Django's test client, and answer with a ``requests.Response`` holding what came back."""
-    kwargs.pop("timeout", None)
-    prepared = requests.Session().prepare_request(requests.Request(method, url, headers=headers, **kwargs))
-    body = prepared.body or b""
-    parts = urlsplit(prepared.url)
-    # A fresh client per request, checking CSRF like a server: requests keeps no cookies between calls either.
-    answer = Client(enforce_csrf_checks=True).generic(
-        method,
-        f"{parts.path}?{parts.query}" if parts.query else parts.path,
-        data=body.encode() if isinstance(body, str) else body,
-        content_type=prepared.headers.get("Content-Type", ""),
-        headers=dict(prepared.headers),
-    )
-    response = requests.Response()
-    response.status_code = answer.status_code
-    response.reason = answer.reason_phrase
-    response.headers = CaseInsensitiveDict(answer.headers.items())
-    response.encoding = get_encoding_from_headers(response.headers)
-    # Reading a stream to its end closes it, as the test client closes any other answer (request_finished).
-    response._content = b"".join(answer.streaming_content) if answer.streaming else answer.content
-    response.url, response.request = prepared.url, prepared
-    return response
+class DjangoTestClientAdapter(BaseAdapter):
+    """requests' transport to Django's test client: requests builds the request (body, query, headers) and reads
+    the answer (redirects, encoding, ``json()``) as it does over HTTP; the request runs in this thread, on the
+    test's connection."""
+
+    def send(self, request: requests.PreparedRequest, stream=False, timeout=None, verify=True, cert=None, proxies=None):
+        parts = urlsplit(request.url)
+        body = request.body or b""
+        # A fresh client per request, checking CSRF like a server: cookies are requests' business.
+        answer = Client(enforce_csrf_checks=True).generic(
+            request.method,
+            f"{parts.path}?{parts.query}" if parts.query else parts.path,
+            data=body.encode() if isinstance(body, str) else body,
+            content_type=request.headers.get("Content-Type", ""),
+            headers=dict(request.headers),
+        )
+        response = requests.Response()
+        response.status_code, response.reason = answer.status_code, answer.reason_phrase
+        response.headers = CaseInsensitiveDict(answer.headers.items())
+        response.encoding = get_encoding_from_headers(response.headers)
+        # Reading a stream to its end closes it, as the test client closes any other answer (request_finished).
+        response._content = b"".join(answer.streaming_content) if answer.streaming else answer.content
+        response._content_consumed = True
+        response.url, response.request, response.connection = request.url, request, self
+        return response
+
+    def close(self) -> None:
+        pass
+
+
+def in_process_request(method: str, url: str, **kwargs) -> requests.Response:
+    """``requests.request(method, url, **kwargs)`` for a URL under ``IN_PROCESS_URL``, through Django's test
+    client."""
+    with requests.Session() as session:
+        session.mount(IN_PROCESS_URL, DjangoTestClientAdapter())
+        return session.request(method, url, **kwargs)
 
 
 def _at_test_level(connection: BaseDatabaseWrapper) -> bool:
