@@ -48,14 +48,18 @@ def retirement_follow(memory_ids: list[int], *, reason: str, at) -> int:
     if not memory_ids:
         return 0
     Edge.objects.filter(memory_id__in=memory_ids, retired_at__isnull=True).update(retired_at=at)
+    return insights_retire(memory_ids, reason=f"a memory it drew on was retired ({reason})", at=at)
+
+
+def insights_retire(memory_ids: list[int], *, reason: str, at) -> int:
+    """Retire the live insights that drew on ``memory_ids`` (with ``reason``); their other memories are
+    consolidated again. Returns how many."""
     insight_ids = list(
         Insight.objects.live().filter(memories__in=memory_ids).values_list("id", flat=True).distinct().order_by()
     )
     if not insight_ids:
         return 0
-    Insight.objects.filter(pk__in=insight_ids).update(
-        retired_at=at, retired_reason=f"a memory it drew on was retired ({reason})"[:200]
-    )
+    Insight.objects.filter(pk__in=insight_ids).update(retired_at=at, retired_reason=reason[:200])
     Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=memory_ids).update(consolidated=False)
     return len(insight_ids)
 

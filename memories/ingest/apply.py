@@ -86,6 +86,7 @@ def facts_apply(
         _sources_link(new, repeated)
         job.facts_superseded += supersession.named_retire(kb, end_user_id, [(m, old) for m, _, old in new], now)
         job.facts_superseded += supersession.restated_retire(kb, end_user_id, [m for m, _, _ in new], now)
+        supersession.ended_conflicts(kb, end_user_id, [m for m, _, _ in new], now)
         job.facts_added += len(new)
         job.facts_quarantined += sum(1 for memory, _, _ in new if memory.quarantined)
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)

@@ -324,7 +324,12 @@ _ENDED = (
         r"(?:an? )?(?P<thing>[\w'’-]+)\s+(?:anymore|any more)\b",
         re.I,
     ),
-    re.compile(r"\bno longer\s+(?:an? )?(?P<thing>[\w'’-]+)", re.I),
+    re.compile(r"(?:\b(?:am|is|are)|'m|'s|'re) no longer\s+(?:an? )?(?P<thing>[\w'’-]+)", re.I),
+    re.compile(
+        r"\bno longer (?:drinks?|eats?|smokes?|plays?|owns?|has|have|drives?|works? (?:at|for)|lives? in)\s+"
+        r"(?:the |my |a |an |his |her )?(?P<thing>[\w'’-]+(?: [\w'’-]+)?)",
+        re.I,
+    ),
 )
 # Words of an ended thing that name nothing of its own.
 _GENERIC = frozenset("job work place one thing things stuff it that this".split())

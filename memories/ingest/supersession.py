@@ -20,10 +20,10 @@ from django.db.models.functions import Greatest
 
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
-from memories.ingest.statements import Statement, clash, contradicts, statement
+from memories.ingest.statements import Statement, clash, contradicts, ended, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
-from memories.services import retirement_follow
+from memories.services import insights_retire, retirement_follow
 
 SUPERSEDED = "superseded by a newer fact"
 
@@ -66,6 +66,7 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
     other. Returns how many were retired."""
     retired: dict[int, tuple[int, str]] = {}  # id -> (replaced by, reason)
+    contradicted: list[int] = []  # the older facts of the open conflicts found
     for memory in memories:
         if memory.quarantined or memory.pk in retired:
             continue
@@ -84,7 +85,8 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
                 # Both stay live, each saying more than the one value: an open conflict if they disagree on it.
                 if slot := clash(old, new):
                     older, newer = (old_memory, memory) if later else (memory, old_memory)
-                    conflict_open(older=older, newer=newer, attribute=slot)
+                    if conflict_open(older=older, newer=newer, attribute=slot):
+                        contradicted.append(older.pk)
                 continue
             if _retire(Memory.objects.filter(pk=gone.pk), by, now, why):
                 retired[gone.pk] = (by.pk, why)
@@ -94,7 +96,45 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
         pairs = [(pk, by) for pk, (by, why) in retired.items() if why == reason]
         retirement_follow([pk for pk, _ in pairs], reason=reason, at=now)
         supersession_reviews(pairs, reason=reason)
+    insights_retire(contradicted, reason=CONTRADICTED, at=now)
     return len(retired)
+
+
+# An insight quoting a fact that a newer one contradicts would put the old value back into a bot's prompt.
+CONTRADICTED = "a fact it quotes is contradicted by a newer one (an open conflict)"
+
+
+def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
+    """A new fact that says a thing has ended ("we sold the Clio", "I don't drink coffee anymore") against the same
+    owner's older live facts that mention it: each pair an open conflict for review (the block shows the older as
+    what held earlier), and the insights quoting the older retired. Returns how many were opened."""
+    opened: list[int] = []
+    for memory in memories:
+        if memory.quarantined:
+            continue
+        for thing in ended(memory.text):
+            mentions = (
+                Memory.objects.live()
+                .owned_by(end_user_id)
+                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=_all_words(thing))
+                .only("id", "text", "kb_id", "end_user_id")
+                .order_by("-id")[:50]
+            )
+            for older in mentions:
+                if not ended(older.text) and conflict_open(
+                    older=older, newer=memory, attribute=f"ended: {' '.join(sorted(thing))}"
+                ):
+                    opened.append(older.pk)
+    insights_retire(opened, reason=CONTRADICTED, at=now)
+    return len(opened)
+
+
+def _all_words(words: frozenset[str]) -> SearchQuery:
+    query = None
+    for word in sorted(words):
+        one = SearchQuery(word, config=FTS_CONFIG)
+        query = one if query is None else query & one
+    return query
 
 
 def _later_or_same(new: Memory, old: Memory) -> bool:

@@ -12,7 +12,7 @@ from kbsite.stats import stats_add
 from memories.ingest.statements import statement
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
-from memories.recall.current import earlier_values
+from memories.recall.current import conflicts_open, earlier_values
 from memories.recall.hits import Hit
 from memories.text import SENTENCE, content_words
 
@@ -35,12 +35,14 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
     asks for ("where does she live": where she lives), or sharing most of its words and of the subject it asks
     about; a second one when it answers a part the first does not ("where does she live and what can she not
     eat?"). Of facts restated otherwise by a newer one, only the newer. Nothing relevant: "I don't remember"."""
-    earlier = earlier_values(hits)
+    earlier = {**conflicts_open(hits), **earlier_values(hits)}
     wanted = _stems(content_words(question) + concept_words(question))
     asked = slots_asked(question)
     scored: list[tuple[float, int, str, int, frozenset]] = []
-    for rank, hit in enumerate(h for h in hits if h.type == "memory" and ("memory", h.id) not in earlier):
+    for rank, hit in enumerate(h for h in hits if h.type == "memory"):
         for pk, text in hit.parts or [(hit.id, hit.text)]:
+            if ("memory", pk) in earlier:
+                continue  # held earlier: a newer fact says otherwise
             for sentence in SENTENCE.split(text):
                 if sentence.rstrip().endswith("?"):
                     continue  # a question answers nothing

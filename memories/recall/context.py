@@ -22,7 +22,7 @@ from knowledge.search import chunks_search
 from memories.models import Insight, Memory
 from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.concepts import concept_words
-from memories.recall.current import earlier_values
+from memories.recall.current import conflicts_open, earlier_values
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
 from memories.text import content_words
 
@@ -245,7 +245,7 @@ class _Entry:
 
 def _render(profile, memories, insights, documents) -> str:
     entries: list[_Entry] = []
-    earlier = earlier_values(profile + memories + insights)
+    earlier = {**conflicts_open(profile + memories), **earlier_values(profile + memories + insights)}
 
     def add(ref: str, text: str, shown: str | None = None) -> _Entry | None:
         """A new entry, or None when an earlier one says the same (it then lists this source too)."""
@@ -294,7 +294,8 @@ def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:
 def _dated(hit: Hit, earlier: dict, dated: bool = True) -> str:
     """The fact with its date; one that a newer fact of the block restates otherwise, or says has ended, as what
     held until then."""
-    if (hit.type, hit.id) in earlier:
-        until = earlier[(hit.type, hit.id)]
+    keys = [(hit.type, pk) for pk in (hit.ids if hit.type == "memory" else [hit.id])]
+    if past := [k for k in keys if k in earlier]:
+        until = earlier[past[0]]
         return f"(earlier, until {until:%Y-%m-%d}) {hit.text}" if until else f"(earlier) {hit.text}"
     return f"({hit.valid_from:%Y-%m-%d}) {hit.text}" if hit.valid_from and dated else hit.text

@@ -12,6 +12,7 @@ import re
 from datetime import datetime
 
 from memories.ingest.statements import ended, statement, values_agree
+from memories.models import ReviewItem
 from memories.recall.hits import Hit
 
 
@@ -44,6 +45,19 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
                 if thing <= _words(older.text) and not ended(older.text):
                     earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
     return earlier
+
+
+def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
+    """The memories among ``hits`` that are the older side of an open conflict (found when the newer came in: a
+    value stated otherwise, or a thing said to have ended), each with when the newer began, whether or not the
+    newer is among them."""
+    ids = {pk for h in hits if h.type == "memory" for pk in h.ids}
+    if not ids:
+        return {}
+    rows = ReviewItem.objects.filter(
+        older_id__in=ids, kind=ReviewItem.Kind.CONFLICT, status=ReviewItem.Status.OPEN, newer__retired_at__isnull=True
+    ).values_list("older_id", "newer__valid_from", "newer__created_at")
+    return {("memory", older): valid or created for older, valid, created in rows}
 
 
 def _words(text: str) -> frozenset[str]:

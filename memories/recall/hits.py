@@ -64,7 +64,7 @@ class Hit:
     @property
     def ids(self) -> list[int]:
         """Every memory the hit holds: itself, and the statements of its turn joined in."""
-        return [self.id, *(pk for pk, _ in self.parts[1:])] if self.parts else [self.id]
+        return list(dict.fromkeys([self.id, *(pk for pk, _ in self.parts)]))
 
     @property
     def subject(self) -> str:

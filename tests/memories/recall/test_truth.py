@@ -200,3 +200,18 @@ def test_the_statements_of_one_turn_found_together_are_one_hit(api, notes):
     assert sorted(merged["ids"]) == sorted(statements.values_list("id", flat=True))
     assert [s["external_id"] for s in merged["sources"]] == ["s1-0"]
     assert len(results) == 2
+
+
+def test_what_a_newer_turn_says_has_ended_is_shown_as_past(api, notes):
+    """"We sold the Clio!" after "we just paid for the Clio's repairs": an open conflict for review, and the block
+    shows the repairs as what held earlier; "I don't drink coffee anymore" does the same to the morning coffee."""
+    say(api, "s1", "Small, we just paid for the Clio's repairs. That car is a money pit.", when="2024-03-01T10:00:00Z")
+    say(api, "s2", "I can't function without my morning coffee.", when="2024-03-02T10:00:00Z")
+    say(api, "s3", "Update: we sold the Clio! I bike everywhere now.", when="2024-06-01T10:00:00Z")
+    say(api, "s4", "Random update: I don't drink coffee anymore.", when="2024-06-02T10:00:00Z")
+    items = ReviewItem.objects.filter(kind=ReviewItem.Kind.CONFLICT)
+    assert sorted(items.values_list("attribute", flat=True)) == ["ended: clio", "ended: coffee"]
+    block = context(api, "What car do we have, and should I make a coffee?")
+    clio = next(line for line in block.splitlines() if "repairs" in line)
+    coffee = next(line for line in block.splitlines() if "morning coffee" in line)
+    assert "(earlier, until 2024-06-01)" in clio and "(earlier, until 2024-06-02)" in coffee
