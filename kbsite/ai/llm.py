@@ -47,8 +47,9 @@ def mode_label() -> str:
     if is_configured():
         return f"LLM mode: {settings.LLM_MODEL} at {settings.LLM_BASE_URL}"
     return (
-        "Offline mode: no LLM configured (heuristic extraction of whole turns, supersession only of restated "
-        "attributes such as where one lives, grouping consolidation, extractive answers)"
+        "Offline mode: no LLM configured (memories are the turns' own statements; supersession only of restated "
+        "attributes such as where one lives, other changes left for review; grouping consolidation, extractive "
+        "answers)"
     )
 
 
