@@ -85,7 +85,7 @@ _PATTERNS = [
         r"my (?:new |current |all-time )?favou?rite (?P<what>[\w' -]{2,30}?) (?:is|are|has become) " + _END,
         hints=("favourite", "favorite"),
     ),
-    _p("{0}", r"my (?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
+    _p("{0}", r"my (?:new |current )?(?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
     _p(
         "likes {0}",
         r"i (?:really |absolutely |still |just |totally )?(?:like|love|enjoy|adore) (?:" + _VERB + r" )?" + _END,
@@ -181,6 +181,9 @@ def statement(text: str) -> Statement:
     first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
     if not first_person:
         speaker, said = "", text
+        # A turn of no named speaker, in their own words ("I live in Leeds. Boxes everywhere."): first person too,
+        # so that a capitalised word opening a sentence is not taken for someone else.
+        first_person = _FIRST_PERSON.search(text) is not None
     found = Statement(speaker=speaker.strip().lower())
     covered = True
     for sentence in (s.strip() for s in SENTENCE.split(said)):
@@ -199,6 +202,7 @@ def statement(text: str) -> Statement:
     return found
 
 
+_FIRST_PERSON = re.compile(r"(?:^|[.!?]\s+)(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.I)
 _SUBJECT = re.compile(r"^(?P<who>She|He|They|[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})(?P<poss>['’]s)?\s+(?P<rest>.+)$")
 _NOT_SUBJECTS = frozenset(
     "i my the a an our this that it we you in on at since after before when if last yesterday today his her their "
