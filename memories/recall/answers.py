@@ -31,35 +31,39 @@ class Answer:
 
 
 def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
-    """Offline: the sentences of the block's facts that answer the question best: those stating an attribute it
-    asks for ("where does she live": where she lives), or sharing most of its words and of the subject it asks
-    about; a second one when it answers a part the first does not ("where does she live and what can she not
-    eat?"). Of facts restated otherwise by a newer one, only the newer. Nothing relevant: "I don't remember"."""
+    """Offline: the statements of the block that answer the question best: one stating an attribute it asks for
+    ("where does she live": where she lives), else the one sharing most words with it and with the subject it
+    asks about, the more informative first; a second one when it answers a part the first does not ("where does
+    she live and what can she not eat?"). Of facts restated otherwise by a newer one, only the newer. No
+    statement at all: "I don't remember"."""
     earlier = {**conflicts_open(hits), **earlier_values(hits)}
     wanted = _stems(content_words(question) + concept_words(question))
     asked = slots_asked(question)
-    scored: list[tuple[float, int, str, int, frozenset]] = []
+    scored: list[tuple[float, str, int, frozenset]] = []
     for rank, hit in enumerate(h for h in hits if h.type == "memory"):
         for pk, text in hit.parts or [(hit.id, hit.text)]:
             if ("memory", pk) in earlier:
                 continue  # held earlier: a newer fact says otherwise
-            for sentence in SENTENCE.split(text):
-                if sentence.rstrip().endswith("?"):
-                    continue  # a question answers nothing
-                matched = wanted & _stems(content_words(sentence))
-                stated = asked & set(statement(sentence).slots)
-                score = len(matched) + 3 * len(stated) - rank * 0.1
-                scored.append((score, -rank, sentence.strip(), pk, frozenset(matched | stated)))
+            words = _stems(content_words(text))
+            matched = wanted & words
+            stated = asked & set(statement(text).slots)
+            asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
+            score = len(matched) + 3 * len(stated) + 0.05 * min(len(words), 10) - 0.1 * rank - 0.5 * asking
+            scored.append((score, text.strip()[:ANSWER_CHARS], pk, frozenset(matched | stated)))
     if not scored:
         return "I don't remember anything about that.", []
-    scored.sort(key=lambda row: (-row[0], -row[1]))
+    scored.sort(key=lambda row: -row[0])
     best = scored[0]
-    answer, cited = [best[2]], [best[3]]
-    second = next((row for row in scored[1:] if row[0] > 0 and row[4] - best[4] and row[3] != best[3]), None)
+    answer, cited = [best[1]], [best[2]]
+    second = next((row for row in scored[1:] if row[0] >= 1 and row[3] - best[3] and row[2] != best[2]), None)
     if second:
-        answer.append(second[2])
-        cited.append(second[3])
+        answer.append(second[1])
+        cited.append(second[2])
     return " ".join(answer), cited
+
+
+# The longest statement an extractive answer quotes.
+ANSWER_CHARS = 400
 
 
 def _stems(words: list[str]) -> frozenset[str]:
@@ -79,7 +83,8 @@ def kb_ask(
     """An answer from the memories the caller's end user may see (their own and the shared ones), citing them: the
     memories the context block holds for the question (its profile and relevant facts), so that what the block can
     answer is answered."""
-    hits = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars).hits[:k]
+    got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
+    hits = got.memories[:k] + got.profile + got.insights  # the profile always: it is what the block shows first
     given = {h.id for h in hits if h.type == "memory"}
     if not llm.is_configured() or not given:
         answer, citations = _extractive(question, hits)
