@@ -130,8 +130,10 @@ class Process:
 
     @classmethod
     def web(cls, env: dict) -> Process:
+        """The web tier as ``manage.py serve`` runs it (README, "Scaling past one machine"): the ASGI application
+        under the project's gunicorn settings, two processes."""
         port = free_port()
-        args = [sys.executable, "-m", "gunicorn", "kbsite.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+        args = [sys.executable, "-m", "gunicorn", "kbsite.asgi:application", "--bind", f"127.0.0.1:{port}"]
         args += ["--workers", "2", "--config", "python:kbsite.gunicorn_conf"]
         return cls("web", args, env, url=f"http://127.0.0.1:{port}")
 
@@ -142,11 +144,14 @@ class Process:
     def wait_http(self) -> None:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
+            if self.popen.poll() is not None:
+                break
             try:
-                requests.get(f"{self.url}/admin/login/", timeout=2)
-                return
+                if requests.get(f"{self.url}/api/health/", timeout=2).ok:
+                    return
             except (requests.ConnectionError, requests.Timeout):
-                time.sleep(0.3)
+                pass
+            time.sleep(0.3)
         raise SystemExit(f"the web server did not start; see {self.log.name}")
 
     def owns(self, pid: int) -> bool:

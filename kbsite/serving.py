@@ -1,4 +1,5 @@
-"""How the web tier is served: ASGI under gunicorn with uvicorn workers (``manage.py serve``).
+"""How the web tier is served: ASGI under gunicorn with uvicorn workers (``manage.py serve``), or WSGI
+(``kbsite.wsgi``) under gunicorn's sync workers (:class:`SyncWorker`; kbsite.gunicorn_conf picks the worker).
 
 ASGI, so that the chat proxy's streams and the MCP server wait on the network without holding a thread each, while
 every other view runs as before in a thread of its own (:class:`SyncViews`: the whole request in it, as under
@@ -17,6 +18,7 @@ from tempfile import SpooledTemporaryFile
 from asgiref.sync import AsyncToSync, ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+from gunicorn.workers.sync import SyncWorker as GunicornSyncWorker
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
 
@@ -167,3 +169,14 @@ class Worker(UvicornWorker):
         from kbsite.stats import stats_buffered
 
         stats_buffered()  # a request writes no daily statistics row of its own (kbsite.stats)
+
+
+class SyncWorker(GunicornSyncWorker):
+    """gunicorn's sync worker for ``kbsite.wsgi`` (``gunicorn kbsite.wsgi --config python:kbsite.gunicorn_conf``):
+    one request at a time per process, the daily statistics buffered as under :class:`Worker`."""
+
+    def load_wsgi(self):
+        super().load_wsgi()
+        from kbsite.stats import stats_buffered
+
+        stats_buffered()
