@@ -9,8 +9,9 @@ Each admin of bot data derives from :class:`OperatedAdmin`; :func:`bot_path` fin
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.widgets import ForeignKeyRawIdWidget
 from django.contrib.auth.models import Group, Permission
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db.models import ForeignKey, ManyToManyField, QuerySet
 
 OPERATORS_GROUP = "Operators"
@@ -66,6 +67,24 @@ class OperatedRelatedFilter(admin.RelatedFieldListFilter):
         return [(row.pk, str(row)) for row in rows.order_by(*ordering)]
 
 
+class OperatedRawIdWidget(ForeignKeyRawIdWidget):
+    """A raw-id field whose label (the related row's text, beside the id) is looked up among the rows the operator
+    may see: Django's looks through the model's default manager, so any id typed or pre-filled (``?memory=<id>``)
+    showed another bot's row. An id of another bot gets no label and no link, as an id of no row does."""
+
+    def __init__(self, rel, admin_site, queryset: QuerySet, **kwargs):
+        super().__init__(rel, admin_site, **kwargs)
+        self.queryset = queryset
+
+    def label_and_url_for_value(self, value):
+        key = self.rel.get_related_field().name
+        try:
+            seen = self.queryset.filter(**{key: value}).exists()
+        except (ValueError, TypeError, ValidationError):
+            seen = False
+        return super().label_and_url_for_value(value) if seen else ("", "")
+
+
 class OperatedAdmin(admin.ModelAdmin):
     """An admin of bot data: every query, form choice and filter is limited to the bots the user operates."""
 
@@ -88,9 +107,42 @@ class OperatedAdmin(admin.ModelAdmin):
             return (entry, OperatedRelatedFilter)
         return entry
 
+    def has_add_permission(self, request):
+        # A row whose way to its bot (its kb or bot) is read-only on the add form would belong to no bot (and
+        # fail on saving): such rows are made by the product, never here.
+        owner = (self.bot_path or bot_path(self.model) or "pk").split("__")[0]
+        if owner != "pk" and owner in self.get_readonly_fields(request, None):
+            return False
+        return super().has_add_permission(request)
+
+    def get_changeform_initial_data(self, request):
+        """The add form's values from the query string, less any id of a row the operator may not see (a
+        pre-filled ``?memory=<id>`` of another bot's is dropped, as if it had not been given)."""
+        initial = super().get_changeform_initial_data(request)
+        for name, value in list(initial.items()):
+            try:
+                field = self.opts.get_field(name)
+            except FieldDoesNotExist:
+                continue
+            if not field.is_relation or not field.concrete or bot_path(field.related_model) is None:
+                continue
+            ids = value if isinstance(value, list) else [value]
+            try:
+                seen = operated(field.related_model._default_manager.filter(pk__in=ids), request.user).count()
+            except (ValueError, TypeError, ValidationError):
+                seen = -1
+            if seen != len(set(ids)):
+                del initial[name]
+        return initial
+
     def formfield_for_foreignkey(self, db_field: ForeignKey, request, **kwargs):
         if "queryset" not in kwargs and bot_path(db_field.related_model) is not None:
             kwargs["queryset"] = operated(db_field.related_model._default_manager.all(), request.user)
+            if "widget" not in kwargs and db_field.name in self.raw_id_fields:
+                if db_field.name not in self.get_autocomplete_fields(request):
+                    kwargs["widget"] = OperatedRawIdWidget(
+                        db_field.remote_field, self.admin_site, kwargs["queryset"], using=kwargs.get("using")
+                    )
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def formfield_for_manytomany(self, db_field: ManyToManyField, request, **kwargs):

@@ -219,3 +219,41 @@ def test_the_dashboard_shows_only_the_operators_bots(two_bots, operator, client)
     client.force_login(User.objects.create_superuser("root", password="x"))
     both = client.get(reverse("admin:index")).content.decode()
     assert "alpha-kb" in both and "bravo-kb" in both
+
+
+# Issue 34: every form and filter of an operator goes through their limited querysets. The cases below are made from
+# the admin's registry: every foreign key of every registered model of bot data, and every filter on one.
+
+
+def _relations(model) -> list:
+    """The model's foreign keys (and many-to-many fields) to bot data."""
+    return [
+        field
+        for field in model._meta.get_fields()
+        if field.is_relation and field.concrete and bot_path(field.related_model) is not None
+    ]
+
+
+def _bravo_row(model, bravo_bot) -> int:
+    return model.objects.filter(**{bot_path(model): bravo_bot.pk}).order_by("pk").values_list("pk", flat=True)[0]
+
+
+def _snapshot() -> dict:
+    """Every row of bot data, as it is now (a form or action that changes one changes this)."""
+    return {model: list(model.objects.order_by("pk").values()) for model in OPERATED_MODELS}
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_an_add_form_prefilled_with_another_bots_ids_shows_nothing_of_theirs(two_bots, operator, model):
+    """GET and POST of the add page with every foreign key set to a row of bravo's: no label, no text of bravo's,
+    nothing saved."""
+    bravo = two_bots[1]["bot"]
+    ids = {field.name: _bravo_row(field.related_model, bravo) for field in _relations(model)}
+    before = _snapshot()
+    shown = operator.get(url(model, "add"), ids)
+    assert shown.status_code in (200, 403), shown.status_code
+    assert "bravo" not in shown.content.decode()
+    posted = operator.post(url(model, "add"), ids)
+    assert posted.status_code in (200, 403), posted.status_code  # 200: the form again, with its errors
+    assert "bravo" not in posted.content.decode()
+    assert _snapshot() == before
