@@ -9,6 +9,7 @@ Each admin of bot data derives from :class:`OperatedAdmin`; :func:`bot_path` fin
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.admin.widgets import ForeignKeyRawIdWidget
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -66,6 +67,60 @@ class OperatedRelatedFilter(admin.RelatedFieldListFilter):
         rows = operated(field.related_model._default_manager.all(), request.user)
         return [(row.pk, str(row)) for row in rows.order_by(*ordering)]
 
+    def has_output(self):
+        # Django drops a filter of one choice (an operator of one bot) with its parameters: the list was then the
+        # operator's whole list, whatever the filter named. A filter in use stays, and filters.
+        return super().has_output() or bool(self.used_parameters)
+
+
+def named_ids(model, lookup: str, values: list[str]) -> tuple[type, set[str]] | None:
+    """The related model of bot data whose rows a filter parameter names by id, and those ids:
+    ``kb__bot__id__exact`` (or ``kb__bot``, ``kb__bot__exact``, ``kb__bot__id__in``) names bots. None for a
+    parameter that names no rows of bot data by id (a field's value, a date, ``__isnull``, a filter's own name)."""
+    parts = lookup.split("__")
+    related, rest = None, []
+    for index, name in enumerate(parts):
+        try:
+            field = model._meta.pk if name == "pk" else model._meta.get_field(name)
+        except FieldDoesNotExist:
+            break
+        if not field.is_relation or field.related_model is None:
+            break
+        model = related = field.related_model
+        rest = parts[index + 1 :]
+    if related is None or bot_path(related) is None:
+        return None
+    if rest[:1] and rest[0] in ("pk", "id", related._meta.pk.name):
+        rest = rest[1:]
+    if rest not in ([], ["exact"], ["in"]):
+        return None
+    ids = {part for value in values for part in (value.split(",") if rest == ["in"] else [value])}
+    return related, ids
+
+
+class OperatedChangeList(ChangeList):
+    """The change list of an operator: a filter that names a row they may not see (another bot's bot, KB, end
+    user, memory…) lists nothing, never a wider list, and so an action on all of it (select_across) acts on
+    nothing."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        queryset = super().get_queryset(request, exclude_parameters)
+        return queryset if self._names_only_seen_rows(request) else queryset.none()
+
+    def _names_only_seen_rows(self, request) -> bool:
+        for lookup, values in self.get_filters_params().items():
+            named = named_ids(self.model, lookup, values)
+            if named is None:
+                continue
+            related, ids = named
+            try:
+                seen = operated(related._default_manager.filter(pk__in=ids), request.user).count()
+            except (ValueError, TypeError, ValidationError):
+                return False
+            if seen != len(ids):
+                return False
+        return True
+
 
 class OperatedRawIdWidget(ForeignKeyRawIdWidget):
     """A raw-id field whose label (the related row's text, beside the id) is looked up among the rows the operator
@@ -92,6 +147,9 @@ class OperatedAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return operated(super().get_queryset(request), request.user, self.bot_path)
+
+    def get_changelist(self, request, **kwargs):
+        return OperatedChangeList
 
     def get_list_filter(self, request):
         return [self._operated_filter(entry) for entry in super().get_list_filter(request)]

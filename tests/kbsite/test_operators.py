@@ -257,3 +257,47 @@ def test_an_add_form_prefilled_with_another_bots_ids_shows_nothing_of_theirs(two
     assert posted.status_code in (200, 403), posted.status_code  # 200: the form again, with its errors
     assert "bravo" not in posted.content.decode()
     assert _snapshot() == before
+
+
+def _filter_params(model) -> list[tuple[str, type]]:
+    """Every `__id__exact` / `__exact` filter on a relation to bot data: the model's own foreign keys and the paths of
+    its list filters, with the model each names."""
+    model_admin = admin.site._registry[model]
+    paths = {field.name: field.related_model for field in _relations(model)}
+    for entry in model_admin.list_filter:
+        path = entry[0] if isinstance(entry, (tuple, list)) else entry
+        if not isinstance(path, str):
+            continue
+        related, target = model, None
+        for name in path.split("__"):
+            target = related._meta.get_field(name)
+            related = target.related_model
+        if related is not None and bot_path(related) is not None:
+            paths[path] = related
+    return [(f"{path}{lookup}", related) for path, related in paths.items() for lookup in ("__id__exact", "__exact")]
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_a_filter_on_another_bots_ids_lists_nothing_and_acts_on_nothing(two_bots, operator, model):
+    """A list filtered by a row of bravo's (bot, KB, end user, any foreign key) shows nothing, never the operator's
+    whole list, and an action on all of it (select_across) changes nothing."""
+    alpha, bravo = two_bots
+    everything = {"status": "all"} if model is Memory else {"state": "all"} if model is ReviewItem else {}
+    page = operator.get(url(model, "changelist"), everything)
+    form = page.context["action_form"]
+    actions = [name for name, _ in form.fields["action"].choices if name] if form else []
+    mine = _rows_of(model, alpha["bot"]).values_list("pk", flat=True)[0]
+    for param, related in _filter_params(model):
+        query = {**everything, param: _bravo_row(related, bravo["bot"])}
+        response = operator.get(url(model, "changelist"), query)
+        assert response.status_code in (200, 400), (param, response.status_code)  # 400: a lookup not allowed
+        if response.status_code == 200:
+            assert response.context["cl"].result_count == 0, param
+            assert "bravo" not in response.content.decode(), param
+        for action in actions:
+            before = _snapshot()
+            operator.post(
+                f"{url(model, 'changelist')}?{'&'.join(f'{k}={v}' for k, v in query.items())}",
+                {"action": action, "select_across": "1", "index": "0", "_selected_action": [mine], "post": "yes"},
+            )
+            assert _snapshot() == before, (param, action)
