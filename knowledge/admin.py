@@ -207,8 +207,9 @@ class ChunkAdmin(OperatedAdmin):
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["document", "kb__bot"]
     search_fields = ["text", "document__slug"]
-    autocomplete_fields = ["kb"]
-    raw_id_fields = ["document"]
+    # A KB's documents are few and searched by slug: an autocomplete, which (like every one of an operator's)
+    # offers only their rows.
+    autocomplete_fields = ["kb", "document"]
     readonly_fields = ["created_at"]
 
     @admin.display(description="text")

@@ -301,3 +301,16 @@ def test_a_filter_on_another_bots_ids_lists_nothing_and_acts_on_nothing(two_bots
                 {"action": action, "select_across": "1", "index": "0", "_selected_action": [mine], "post": "yes"},
             )
             assert _snapshot() == before, (param, action)
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_every_autocomplete_answers_only_the_operators_rows(two_bots, operator, model):
+    """The autocomplete of every foreign key to bot data (asked for by name, whether or not its form shows one)
+    offers alpha's rows only, and nothing when asked for bravo's."""
+    for field in _relations(model):
+        if not admin.site._registry[field.related_model].get_search_fields(None):
+            continue  # no autocomplete without search fields (Django answers 404)
+        query = {"app_label": model._meta.app_label, "model_name": model._meta.model_name, "field_name": field.name}
+        found = operator.get(reverse("admin:autocomplete"), query).json()["results"]
+        assert all("bravo" not in row["text"] for row in found), (field.name, found)
+        assert operator.get(reverse("admin:autocomplete"), {**query, "term": "bravo"}).json()["results"] == []
