@@ -81,7 +81,9 @@ def extract_heuristic(turns: list[Turn]) -> Extraction:
     allergy)."""
     facts: list[Fact] = []
     for turn in turns:
-        if not is_salient(turn.text):
+        # The bot's own replies ("Happy birthday!", "Want a training plan?") echo or ask: offline they are not
+        # memories of the user (they stay stored as turns); an LLM reads them for what they establish.
+        if turn.role == "assistant" or not is_salient(turn.text):
             continue
         segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
         for segment in segments:

@@ -31,7 +31,12 @@ _KIN = (
     "married grandmother grandma grandfather grandpa grandparents aunt uncle cousin niece nephew twins"
 )
 CONCEPTS = (
-    _c("family", r"family|families|relatives|siblings?|kids|children|married|spouse|related", _KIN),
+    _c(
+        "family",
+        r"family|families|relatives|siblings?|kids|children|married|spouse|related|seeing anyone|dating|single|"
+        r"relationship|partner|girlfriend|boyfriend|wife|husband",
+        _KIN + " engaged dating relationship wedding",
+    ),
     _c(
         "pets",
         r"pets?|animals?",
@@ -41,9 +46,11 @@ CONCEPTS = (
     _c(
         "work",
         r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?|career|profession|"
-        r"occupation|employer|employed|for a living",
+        r"occupation|employer|employed|for a living|students?|study|studying|university|phd",
         "work works working job career employer company office colleague boss nurse teacher engineer developer "
-        "doctor designer manager lawyer student hired promoted quit joined startup",
+        "doctor designer manager lawyer student hired promoted quit joined startup translator freelance freelancer "
+        "consultant analyst architect accountant chef writer artist photographer researcher scientist postdoc phd "
+        "professor lecturer thesis university",
         ("employer", "occupation", "job", "job title", "role"),
     ),
     _c(
@@ -71,6 +78,27 @@ CONCEPTS = (
         r"hobby|hobbies|free time|spare time|weekends?|fun|interests?|passion|enjoys?",
         "hobby hobbies love loves enjoy enjoys play plays playing hiking painting reading guitar piano cello "
         "running climbing photography garden gardening",
+    ),
+    _c(
+        "sport",
+        r"train(?:s|ing)? for|races?|marathon|sports?|gym|fitness|exercise|work(?:s|ing)? out",
+        "marathon race running run runs training gym cycling swimming yoga football tennis padel climbing hiking",
+    ),
+    _c(
+        "getting around",
+        r"get(?:s|ting)? around|commute|commuting|drives?|driving|car|transport",
+        "car bike e-bike bicycle cycle cycles drive drives bus train tube metro scooter motorbike walk",
+    ),
+    _c(
+        "garden",
+        r"grows?|growing|garden|gardening|allotment|plants?",
+        "grow grows growing garden allotment plants vegetables tomatoes herbs courgettes beans flowers",
+    ),
+    _c(
+        "watching and reading",
+        r"watch|shows?|series|tv|films?|movies?|read(?:ing)?|books?|music|listen(?:ing)?",
+        "show shows series watch watching watched film movie season episode favourite book reading novel music band "
+        "album",
     ),
     _c(
         "plans",
