@@ -77,9 +77,15 @@ def _prune_dead_holders(server) -> None:
     """
     import psutil
 
+    def running(pid: int) -> bool:  # a zombie (exited, its orphan not yet reaped) holds nothing
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
     with server._lock:
         holders = server.global_process_id_list.get()
-        alive = [pid for pid in holders if pid == os.getpid() or psutil.pid_exists(pid)]
+        alive = [pid for pid in holders if pid == os.getpid() or running(pid)]
         if alive != holders:
             server.global_process_id_list.put(alive)
 

@@ -9,6 +9,10 @@ URL, password, demo key, a curl that posts a turn and one that reads the context
 The children's logs, warnings and progress bars go to ``var/log/kbsite.log``. Ctrl+C (or SIGTERM) stops
 everything within STOP_SECONDS: what has not stopped by then is killed, and a job cut off is failed and retried
 by the next start's healing.
+
+Killed itself (``kill -9``, the OOM killer, a closed terminal), it takes its processes with it (kbsite.supervision:
+the children's parent-death signal, a watchdog on a lifeline pipe). A start refuses while another serve runs from
+the same var/, stops what a dead one left (``var/serve.pid``), and says so plainly when the port is taken.
 """
 
 from __future__ import annotations
@@ -27,8 +31,9 @@ import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
+from kbsite import supervision
 from kbsite.ai import llm
 from kbsite.models import Bot, KnowledgeBase
 
@@ -46,6 +51,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, bind: str, web_workers: int, no_worker: bool, **options):
         started = time.monotonic()
+        pid_file = supervision.PidFile(settings.VAR_DIR / "serve.pid")
+        self._clear_the_way(pid_file, bind)
         db = "embedded PostgreSQL under var/pgdata" if settings.EMBEDDED_DATABASE else "PostgreSQL at DATABASE_URL"
         self._say(f"kbsite: database ready ({db})")
         call_command("migrate", interactive=False, verbosity=0)
@@ -57,6 +64,11 @@ class Command(BaseCommand):
         log = open(log_path, "ab")  # noqa: SIM115 - the children write to it until they stop
         log_start = log_path.stat().st_size
         children = self._start(bind, web_workers, log, with_workers=not no_worker)
+        names = ["gunicorn", "qcluster"][: len(children)]
+        recorded = [supervision.Recorded.of(n, c.pid) for n, c in zip(names, children, strict=True)]
+        pgdata = settings.VAR_DIR / "pgdata" if settings.EMBEDDED_DATABASE else None
+        watchdog = supervision.start_watchdog(recorded, STOP_SECONDS, pgdata, log)
+        pid_file.write(bind, [*recorded, supervision.Recorded.of("watchdog", watchdog.pid)])
         stopping: list[str] = []
 
         def stop(signum, _frame):
@@ -71,7 +83,25 @@ class Command(BaseCommand):
                 self._watch(children, stopping, log_path, log_start, 0 if no_worker else settings.WORKERS)
         finally:
             self._stop(children)
+            pid_file.remove()
             log.close()
+
+    def _clear_the_way(self, pid_file: supervision.PidFile, bind: str) -> None:
+        """Before anything starts: refuse while another serve runs from this var/, stop what a serve that died left
+        running (recorded in var/serve.pid), refuse a port that another program holds."""
+        running = supervision.running_serve(pid_file)
+        if running:
+            address, pid = running
+            raise CommandError(
+                f"kbsite is already running from {settings.VAR_DIR} (manage.py serve, pid {pid}, web on {address}): "
+                f"stop it first (Ctrl+C in its terminal, or kill {pid})."
+            )
+        stopped = supervision.stop_leftovers(pid_file, grace=STOP_SECONDS)
+        if stopped:
+            self._say(f"kbsite: stopped what an earlier run left running: {', '.join(stopped)}")
+        busy = supervision.port_in_use(bind)
+        if busy:
+            raise CommandError(f"kbsite cannot start: {busy}. Stop it, or choose another address with --bind or BIND.")
 
     def _say(self, line: str) -> None:
         self.stdout.write(line)
@@ -79,7 +109,8 @@ class Command(BaseCommand):
 
     def _start(self, bind: str, web_workers: int, log, *, with_workers: bool) -> list[subprocess.Popen]:
         """gunicorn (web) and, unless told otherwise, ``manage.py qcluster`` (workers), as child processes, each in
-        a session of its own: a terminal's Ctrl+C reaches this process only, which stops them in order."""
+        a session of its own: a terminal's Ctrl+C reaches this process only, which stops them in order. Each gets
+        SIGTERM from the kernel if this process dies without stopping them (kill -9, the OOM killer)."""
         python, root = sys.executable, settings.BASE_DIR
         web = [python, "-m", "gunicorn", "kbsite.asgi:application", "--bind", bind, "--workers", str(web_workers)]
         commands = [[*web, "--config", "python:kbsite.gunicorn_conf"]]
@@ -87,7 +118,15 @@ class Command(BaseCommand):
             commands.append([python, str(root / "manage.py"), "qcluster"])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         return [
-            subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            subprocess.Popen(
+                command,
+                cwd=root,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=supervision.die_with_parent(),
+            )
             for command in commands
         ]
 
