@@ -146,7 +146,13 @@ class OperatedAdmin(admin.ModelAdmin):
     bot_path: str | None = None  # from the model to its bot; None: as bot_path() knows it
 
     def get_queryset(self, request):
-        return operated(super().get_queryset(request), request.user, self.bot_path)
+        queryset = operated(super().get_queryset(request), request.user, self.bot_path)
+        # An autocomplete pages through this queryset as it is: the pages of an unordered one may repeat or skip
+        # rows. The model's ordering is not enough: a query that counts (GROUP BY) drops it. (A change list
+        # orders the queryset its own way.)
+        if not queryset.query.order_by:
+            queryset = queryset.order_by(*queryset.model._meta.ordering, "pk")
+        return queryset
 
     def get_changelist(self, request, **kwargs):
         return OperatedChangeList

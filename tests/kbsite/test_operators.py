@@ -303,6 +303,7 @@ def test_a_filter_on_another_bots_ids_lists_nothing_and_acts_on_nothing(two_bots
             assert _snapshot() == before, (param, action)
 
 
+@pytest.mark.filterwarnings("error::django.core.paginator.UnorderedObjectListWarning")  # pages in a stable order
 @pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
 def test_every_autocomplete_answers_only_the_operators_rows(two_bots, operator, model):
     """The autocomplete of every foreign key to bot data (asked for by name, whether or not its form shows one)
