@@ -315,3 +315,25 @@ def test_every_autocomplete_answers_only_the_operators_rows(two_bots, operator, 
         found = operator.get(reverse("admin:autocomplete"), query).json()["results"]
         assert all("bravo" not in row["text"] for row in found), (field.name, found)
         assert operator.get(reverse("admin:autocomplete"), {**query, "term": "bravo"}).json()["results"] == []
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_a_change_form_posted_with_another_bots_ids_shows_nothing_of_theirs(two_bots, operator, model):
+    """Alpha's row posted back with every editable foreign key set to a row of bravo's: refused, with no label or
+    text of bravo's, nothing saved."""
+    alpha, bravo = two_bots
+    mine = _rows_of(model, alpha["bot"]).values_list("pk", flat=True)[0]
+    page = operator.get(url(model, "change", mine))
+    form = page.context["adminform"].form if page.status_code == 200 else None
+    ids = {
+        field.name: _bravo_row(field.related_model, bravo["bot"])
+        for field in _relations(model)
+        if form is not None and field.name in form.fields
+    }
+    if not ids:
+        return  # nothing of bot data to choose on this page (read-only, or no such field)
+    before = _snapshot()
+    posted = operator.post(url(model, "change", mine), ids)
+    assert posted.status_code == 200  # the form again, with its errors
+    assert "bravo" not in posted.content.decode()
+    assert _snapshot() == before
