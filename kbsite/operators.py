@@ -1,6 +1,9 @@
 """Per-bot operator access in the admin: a staff user operates the bots they are given (``Bot.operators``) and
 sees only those bots' data on every admin page: lists, change pages, searches, filters, actions, autocompletes,
 the choices of every form, the recall console, the upload page and the dashboard. Superusers see every bot.
+An id of another bot's row is a row not found wherever it is given: a raw-id field shows no label for it, an add
+form pre-filled with it drops it, and a list filtered by it lists nothing (so an action on all of it acts on
+nothing).
 
 Each admin of bot data derives from :class:`OperatedAdmin`; :func:`bot_path` finds the way from a model to its bot
 (through its ``bot`` or its ``kb``), which is also how the choices of forms and filters are limited.
