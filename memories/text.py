@@ -104,13 +104,25 @@ _OPENER = re.compile(
 _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but)\s+(?=(?:i|we)\b)", re.I)
 
 
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut where a clause with its own subject begins, unless what comes before is too short to be a
+    clause ("Kasia and I got engaged" stays whole)."""
+    out: list[str] = []
+    start = 0
+    for match in _CLAUSE.finditer(sentence):
+        if len(sentence[start : match.start()].split()) >= 3:
+            out.append(sentence[start : match.start()])
+            start = match.end()
+    return [*out, sentence[start:]]
+
+
 def statements_of(text: str) -> list[str]:
     """The statements a text makes, each saying one thing: its sentences, and the clauses of a sentence with a
     subject of their own, without an opener that says nothing ("Big news:"). What is too slight to stand alone
     ("Yes, in May.") stays with the statement before it (or, first, the one after), so nothing said is lost."""
     parts: list[str] = []
     for sentence in SENTENCE.split(text.strip()):
-        for clause in _CLAUSE.split(sentence.strip()):
+        for clause in _clauses(sentence.strip()):
             clause = _OPENER.sub("", clause.strip()).strip()
             if clause:
                 parts.append(clause[0].upper() + clause[1:] if clause[0].islower() else clause)

@@ -14,6 +14,8 @@ earlier is retired, whatever order they came in (an old conversation imported la
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
@@ -130,11 +132,9 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
 
 
 def _all_words(words: frozenset[str]) -> SearchQuery:
-    query = None
-    for word in sorted(words):
-        one = SearchQuery(word, config=FTS_CONFIG)
-        query = one if query is None else query & one
-    return query
+    """Every word, or a longer one it begins ("fuji": "Fujifilm")."""
+    terms = [re.sub(r"\W", "", word) for word in sorted(words)]
+    return SearchQuery(" & ".join(f"{t}:*" for t in terms if t), search_type="raw", config=FTS_CONFIG)
 
 
 def _later_or_same(new: Memory, old: Memory) -> bool:

@@ -42,7 +42,7 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     for n, hit in enumerate(ordered):
         for thing in ended(hit.text) if hit.type == "memory" else ():
             for older in ordered[:n]:
-                if thing <= _words(older.text) and not ended(older.text):
+                if _mentions(older.text, thing) and not ended(older.text):
                     earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
     return earlier
 
@@ -58,6 +58,12 @@ def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
         older_id__in=ids, kind=ReviewItem.Kind.CONFLICT, status=ReviewItem.Status.OPEN, newer__retired_at__isnull=True
     ).values_list("older_id", "newer__valid_from", "newer__created_at")
     return {("memory", older): valid or created for older, valid, created in rows}
+
+
+def _mentions(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names every word of ``thing``, or a longer word it begins ("fuji": "Fujifilm")."""
+    words = _words(text)
+    return all(w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) for w in thing)
 
 
 def _words(text: str) -> frozenset[str]:
