@@ -140,9 +140,10 @@ def sources_attach(hits: list[Hit]) -> None:
 
 
 def merged_by_turn(hits: list[Hit]) -> list[Hit]:
-    """Ranked hits where the offline statements of one turn found together are one hit, at the best one's rank:
-    its text the statements in the turn's order (the speaker named once), so that one thing said takes one place
-    of ``k`` and the budget holds what the turn said of the question, as it did when a memory was a whole turn."""
+    """Ranked hits where the offline statements of one turn found together are one hit, at the best one's rank
+    (their scores summed ranked worse on LoCoMo: R@5 0.543 against 0.615): its text the statements in the turn's
+    order (the speaker named once), so that one thing said takes one place of ``k`` and the budget holds what the
+    turn said of the question, as it did when a memory was a whole turn."""
     first: dict[int, Hit] = {}
     out: list[Hit] = []
     for hit in hits:

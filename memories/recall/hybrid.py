@@ -96,7 +96,7 @@ def recall(q: RecallQuery) -> list[Hit]:
     memories = tables[0] if q.wants_memories else None
     kbs, query, k, budget_chars, limits = list(q.kbs), q.text, q.k, q.budget_chars, q.limits
 
-    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector)
+    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about_user=q.end_user_id is not None)
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
     kb_names = {kb.pk: kb.name for kb in kbs}
@@ -130,9 +130,12 @@ def _compiled(scope: Scope, memories: bool, insights: bool) -> tuple[Table, ...]
     return tuple(tables + ([Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []))
 
 
-def _direct(kbs, tables: tuple[Table, ...], query: str, embedding, query_vector) -> tuple[Fusion, dict]:
+def _direct(
+    kbs, tables: tuple[Table, ...], query: str, embedding, query_vector, about_user: bool = False
+) -> tuple[Fusion, dict]:
     """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
-    found."""
+    found. For one end user (``about_user``), a question about a subject also searches the words of its facts:
+    the user's own are about them; shared knowledge, about anyone, is not widened."""
     fusion, similarity = Fusion(), {}
     tsquery = text_query(query)
     with transaction.atomic():
@@ -142,7 +145,7 @@ def _direct(kbs, tables: tuple[Table, ...], query: str, embedding, query_vector)
         for table in tables:
             fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=FTS_WEIGHT, signal="fts")
         # A question about a subject ("tell me about the family") finds the words that state its facts ("sister").
-        about = concept_words(query)
+        about = concept_words(query) if about_user else []
         if about:
             ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats)
             for table in tables:
