@@ -148,8 +148,10 @@ class Command(BaseCommand):
         """Until a stop is asked or a child dies; says once when every job worker is warm."""
         warm, offset = 0, log_start
         while not stopping:
-            if any(child.poll() is not None for child in children):
-                self.stderr.write("kbsite: a process stopped unexpectedly; see var/log/kbsite.log")
+            names = ("web server", "workers")[: len(children)]
+            dead = [name for name, child in zip(names, children, strict=True) if child.poll() is not None]
+            if dead:
+                self.stderr.write(f"kbsite: the {' and the '.join(dead)} stopped unexpectedly; see {log_path}")
                 return
             if warm < workers:
                 with open(log_path, "rb") as tail:
