@@ -42,6 +42,12 @@ NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
 
+def stems(words: list[str]) -> frozenset[str]:
+    """Words cut to their first five letters, a possessive or an apostrophe off: "moved" and "move", "allergic"
+    and "allergy", "Clio's" and "Clio" meet."""
+    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
+
+
 def content_words(text: str) -> list[str]:
     return [w for w in (m.group(0).lower() for m in WORD.finditer(text)) if w not in STOPWORDS and w not in TRIVIAL]
 

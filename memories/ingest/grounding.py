@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from kbsite.ai import llm
-from memories.text import content_words
+from memories.text import content_words, stems
 
 # Text a model copies from the prompt or writes instead of a fact.
 PLACEHOLDER = re.compile(
@@ -27,7 +27,7 @@ class Grounding:
 
     def __init__(self, turns: list, live_ids: set[int]):
         self.refs = [t.ref for t in turns]
-        self.words = {t.ref: _stems(content_words(f"{t.speaker} {t.text}")) for t in turns}
+        self.words = {t.ref: stems(content_words(f"{t.speaker} {t.text}")) for t in turns}
         self.live_ids = live_ids
 
     def cited(self, n: int, text: str, cites: list[str]) -> list[str]:
@@ -51,15 +51,10 @@ class Grounding:
     def shares_words(self, text: str, refs: list[str]) -> bool:
         """Whether the fact shares a word (its first five letters) with the turns it cites, their speakers included."""
         said = set().union(*(self.words[ref] for ref in refs))
-        return bool(_stems(content_words(text)) & said)
+        return bool(stems(content_words(text)) & said)
 
 
 def required_keys(data: dict) -> None:
     """A reply without the list of facts to add is not "nothing to save": it is malformed."""
     if not isinstance(data, dict) or "add" not in data:
         raise llm.LLMBadReply("extraction reply has no 'add' list (write \"add\": [] when nothing is worth saving)")
-
-
-def _stems(words: list[str]) -> frozenset[str]:
-    """Words cut to their first five letters, a possessive or an apostrophe off ("Clio's": "clio")."""
-    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from kbsite.ai import llm
@@ -12,9 +11,9 @@ from kbsite.stats import stats_add
 from memories.ingest.statements import statement
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
-from memories.recall.current import conflicts_open, earlier_values
+from memories.recall.current import held_earlier
 from memories.recall.hits import Hit
-from memories.text import SENTENCE, content_words
+from memories.text import SENTENCE, content_words, stems
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the
@@ -36,15 +35,15 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
     asks about, the more informative first; a second one when it answers a part the first does not ("where does
     she live and what can she not eat?"). Of facts restated otherwise by a newer one, only the newer. No
     statement at all: "I don't remember"."""
-    earlier = {**conflicts_open(hits), **earlier_values(hits)}
-    wanted = _stems(content_words(question) + concept_words(question))
+    earlier = held_earlier(hits)
+    wanted = stems(content_words(question) + concept_words(question))
     asked = slots_asked(question)
     scored: list[tuple[float, str, int, frozenset]] = []
     for rank, hit in enumerate(h for h in hits if h.type == "memory"):
         for pk, text in hit.parts or [(hit.id, hit.text)]:
             if ("memory", pk) in earlier:
                 continue  # held earlier: a newer fact says otherwise
-            words = _stems(content_words(text))
+            words = stems(content_words(text))
             matched = wanted & words
             stated = asked & set(statement(text).slots)
             asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
@@ -66,11 +65,6 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
 ANSWER_CHARS = 400
 
 
-def _stems(words: list[str]) -> frozenset[str]:
-    """Words cut to their first five letters: "moved" and "move", "allergic" and "allergy" meet."""
-    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
-
-
 def kb_ask(
     *,
     kb: KnowledgeBase,
@@ -85,17 +79,12 @@ def kb_ask(
     answer is answered."""
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
     hits = got.memories[:k] + got.profile + got.insights  # the profile always: it is what the block shows first
-    given = {h.id for h in hits if h.type == "memory"}
+    given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     if not llm.is_configured() or not given:
         answer, citations = _extractive(question, hits)
         return Answer(answer=answer, citations=citations, mode="extractive", memories=hits)
-    earlier = earlier_values(hits)
-    listing = "\n".join(
-        (f"[{h.id}] {'(earlier, no longer true) ' if (h.type, h.id) in earlier else ''}{h.text}")
-        if h.type == "memory"
-        else f"[insight, not citable] {h.text}"
-        for h in hits
-    )
+    earlier = held_earlier(hits)
+    listing = "\n".join(_listed(h, earlier) for h in hits)
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
 
     def parse(data: dict) -> tuple[str, list]:
@@ -116,6 +105,17 @@ def kb_ask(
     # Only memories that were actually given to the model can be cited.
     citations = [c for c in (_as_int(x) for x in cited) if c in given]
     return Answer(answer=answer.strip(), citations=sorted(set(citations)), mode="llm", memories=hits)
+
+
+def _listed(hit: Hit, earlier: dict) -> str:
+    """A memory for the model: each statement of a turn with its own id (so the one relied on is cited), one held
+    earlier said so; an insight, not citable."""
+    if hit.type != "memory":
+        return f"[insight, not citable] {hit.text}"
+    return "\n".join(
+        f"[{pk}] {'(earlier, no longer true) ' if ('memory', pk) in earlier else ''}{text}"
+        for pk, text in hit.parts or [(hit.id, hit.text)]
+    )
 
 
 def _as_int(value) -> int | None:

@@ -22,7 +22,7 @@ from knowledge.search import chunks_search
 from memories.models import Insight, Memory
 from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.concepts import concept_words
-from memories.recall.current import conflicts_open, earlier_values
+from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
 from memories.text import content_words
 
@@ -245,7 +245,7 @@ class _Entry:
 
 def _render(profile, memories, insights, documents) -> str:
     entries: list[_Entry] = []
-    earlier = {**conflicts_open(profile + memories), **earlier_values(profile + memories + insights)}
+    earlier = held_earlier(profile + memories + insights)
 
     def add(ref: str, text: str, shown: str | None = None) -> _Entry | None:
         """A new entry, or None when an earlier one says the same (it then lists this source too)."""

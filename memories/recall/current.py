@@ -66,5 +66,11 @@ def _mentions(text: str, thing: frozenset[str]) -> bool:
     return all(w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) for w in thing)
 
 
+def held_earlier(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
+    """The hits (by type and id) shown as held earlier, with until when: the older side of an open conflict, or
+    one a newer hit restates otherwise or says has ended."""
+    return {**conflicts_open(hits), **earlier_values(hits)}
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", text.lower().replace("’", "'")))
