@@ -1,7 +1,7 @@
 """Admin for knowledge documents: the markdown editor, chunks, re-indexing and the upload page.
 
-Chunks, a markdown editor that writes through to the file, re-indexing, and the staff upload page with its live
-status list.
+Chunks (a chunk's text edited as an edit of its document, screened and embedded again), a markdown editor that
+writes through to the file, re-indexing, and the staff upload page with its live status list.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
 from knowledge import services
-from knowledge.forms import MarkdownDocumentForm, UploadForm
+from knowledge.forms import ChunkForm, MarkdownDocumentForm, UploadForm
 from knowledge.models import Chunk, Document
 
 
@@ -207,11 +207,45 @@ class ChunkAdmin(OperatedAdmin):
     list_filter = ["kb__bot", "kb"]
     list_select_related = ["document", "kb__bot"]
     search_fields = ["text", "document__slug"]
-    # A KB's documents are few and searched by slug: an autocomplete, which (like every one of an operator's)
-    # offers only their rows.
-    autocomplete_fields = ["kb", "document"]
-    readonly_fields = ["created_at"]
+    form = ChunkForm
+    # Only the text is edited, as an edit of its document (services.chunk_edit); chunks are cut by the indexer, so
+    # none is added here (a read-only kb keeps the add page closed).
+    readonly_fields = ["kb", "document", "ordinal", "start_char", "screening", "created_at"]
+    fields = ["kb", "document", "ordinal", "start_char", "text", "screening", "created_at"]
 
     @admin.display(description="text")
     def short_text(self, obj):
         return obj.text[:120]
+
+    @admin.display(description="screening")
+    def screening(self, obj):
+        """Whether the chunk's document may reach a bot, and if not, why."""
+        reason = obj.document.quarantine_reason if obj.pk else ""
+        if not reason:
+            return "not flagged: may be given to bots"
+        return f"quarantined, never given to bots: its document is flagged ({reason})"
+
+    def save_model(self, request, obj, form, change):
+        # The edit is its document's: screened, embedded and indexed again like any write of it (the API's path).
+        chunk = Chunk.objects.select_related("document__kb").get(pk=obj.pk)
+        text = form.cleaned_data["text"]
+        if text == chunk.text:
+            return
+        document = services.chunk_edit(chunk=chunk, text=text, max_bytes=settings.MAX_UPLOAD_BYTES)
+        if document.quarantine_reason:
+            self.message_user(
+                request,
+                f"Saved into {document.slug!r}, which is now quarantined and never given to bots: "
+                f"{document.quarantine_reason}.",
+                messages.WARNING,
+            )
+        if document.doc_type == Document.Type.UPLOAD:
+            self.message_user(
+                request, "The uploaded file is unchanged: re-indexing it extracts the file again and undoes the edit."
+            )
+
+    def response_change(self, request, obj):
+        # The document was chunked again: if this chunk was cut away (the document got shorter), its document's page.
+        if not Chunk.objects.filter(pk=obj.pk).exists():
+            return redirect(reverse("admin:knowledge_document_change", args=[obj.document_id]))
+        return super().response_change(request, obj)

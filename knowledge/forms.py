@@ -1,4 +1,4 @@
-"""Forms of the staff pages: the markdown editor and the multi-file upload."""
+"""Forms of the staff pages: the markdown editor, a chunk's text, and the multi-file upload."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from kbsite.models import KnowledgeBase
 
 from . import files, services
-from .models import Document
+from .models import Chunk, Document
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -114,3 +114,33 @@ class MarkdownDocumentForm(forms.ModelForm):
 
     def validate_unique(self):
         pass  # an existing markdown slug is replaced (write-through), not a clash
+
+
+class ChunkForm(forms.ModelForm):
+    """Edit a chunk's text; saving puts it in place of the chunk's in its document, which is indexed again (screened
+    and embedded, see the admin). The text is checked here: an edit that cannot be made is a form error."""
+
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 20, "cols": 100}),
+        strip=False,
+        help_text="Saved into its document at this chunk's place; the document is then chunked, screened and "
+        "embedded again (a secret or a prompt injection keeps the whole document from bots).",
+    )
+
+    class Meta:
+        model = Chunk
+        fields = ["text"]
+
+    def clean_text(self):
+        text = self.cleaned_data["text"]
+        if "\r\n" not in self.instance.text:  # a browser sends a textarea's lines ending in CRLF
+            text = text.replace("\r\n", "\n")
+        if text == self.instance.text:
+            return text
+        try:
+            content = services.chunk_spliced(chunk=self.instance, text=text)
+        except services.DocumentRefused as exc:
+            raise forms.ValidationError(str(exc)) from exc
+        if len(content.encode()) > settings.MAX_UPLOAD_BYTES:
+            raise forms.ValidationError(f"A document may have at most {settings.MAX_UPLOAD_BYTES} bytes.")
+        return text

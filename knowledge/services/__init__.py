@@ -1,8 +1,9 @@
 """Knowledge workflows, a module each: documents as rows, every one made there (``documents``); their chunks, every
-one cut and written there (``indexing``); markdown written through to its file (``write_through``); the folder sync
-(``sync``); uploads and text documents (``uploads``); the indexing job (``processing``). Every name is importable
-from here."""
+one cut and written there (``indexing``); an operator's edit of a chunk, made an edit of its document
+(``chunk_edits``); markdown written through to its file (``write_through``); the folder sync (``sync``); uploads and
+text documents (``uploads``); the indexing job (``processing``). Every name is importable from here."""
 
+from knowledge.services.chunk_edits import chunk_edit, chunk_spliced
 from knowledge.services.documents import DocumentRefused, document_delete, document_lock, document_store
 from knowledge.services.indexing import Indexing, chunks_make, document_chunks_cut, document_index, index_prepare
 from knowledge.services.processing import (
@@ -26,6 +27,8 @@ __all__ = [
     "UPLOAD_TYPES",
     "DocumentRefused",
     "Indexing",
+    "chunk_edit",
+    "chunk_spliced",
     "chunks_make",
     "document_chunks_cut",
     "document_delete",
