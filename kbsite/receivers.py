@@ -16,6 +16,7 @@ from django_q.signals import post_spawn
 from kbsite import jobs
 from kbsite.ai import embeddings
 from kbsite.models import KnowledgeBase
+from kbsite.models.knowledge_bases import folder_trash
 from kbsite.signals import worker_ready
 
 logger = logging.getLogger(__name__)
@@ -24,8 +25,9 @@ logger = logging.getLogger(__name__)
 @receiver(post_delete, sender=KnowledgeBase)
 def kb_deleted(sender, instance: KnowledgeBase, **kwargs) -> None:
     """A deleted KB's folder goes to the trash once the deletion is committed (API, admin, a bot's deletion)."""
-    instance.folder  # noqa: B018 - resolved now, while its bot can still be read
-    transaction.on_commit(instance.folder_trash)
+    # Both places are worked out now: once the deletion is done, Django sets the instance's id to None.
+    folder, place = instance.folder, instance.trash_place()
+    transaction.on_commit(lambda: folder_trash(folder, place))
 
 
 @receiver(post_spawn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.db.models import Q
@@ -82,27 +83,35 @@ class KnowledgeBase(models.Model):
             super().save(*args, **kwargs)
         self.ensure_folders()
 
+    def clean(self) -> None:
+        # Its folder is under its bot's id: a KB given to another bot would lose its files (and the next sync would
+        # mark its documents deleted), and its sessions would belong to another bot's end users.
+        if self.pk and KnowledgeBase.objects.filter(pk=self.pk).exclude(bot_id=self.bot_id).exists():
+            raise ValidationError({"bot": "A knowledge base stays with the bot it was made for."})
+
     def ensure_folders(self) -> None:
         for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):
             path.mkdir(parents=True, exist_ok=True)
 
     @property
     def folder(self) -> Path:
-        """``<data dir>/<bot>/<kb>/``: both names are validated slugs, so no path tricks."""
-        return Path(settings.KBSITE_DATA_DIR) / self.bot.name / self.name
+        """``<data dir>/bot_<bot id>/kb_<kb id>/``: keyed by ids, which never change and are never reused, never by
+        names, which an operator may change (a bot renamed to another's old name must not take over its files).
+        A KB never moves to another bot (its bot is read-only once made), so the folder never moves either."""
+        if self.pk is None:
+            raise ValueError("a knowledge base has no folder before it is saved")
+        return Path(settings.KBSITE_DATA_DIR) / f"bot_{self.bot_id}" / f"kb_{self.pk}"
 
-    def folder_trash(self) -> Path | None:
-        """Move the KB's folder (its knowledge files, inbox, processed and failed files) to
-        ``<data dir>/.trash/<bot>/<kb>-<time>/``, which no sync or scan reads: a new KB of the same name starts
-        empty, and an operator can still get the files back. Returns where it went (None if there was none)."""
-        if not self.folder.is_dir():
-            return None
-        target = (
-            Path(settings.KBSITE_DATA_DIR) / ".trash" / self.bot.name / f"{self.name}-{timezone.now():%Y%m%dT%H%M%S%f}"
+    def trash_place(self) -> Path:
+        """Where the folder goes when the KB is deleted:
+        ``<data dir>/.trash/bot_<bot id>/kb_<kb id>-<kb name>-<time>/``, which no sync or scan reads (with the name
+        it had then, for whoever looks for the files later)."""
+        return (
+            Path(settings.KBSITE_DATA_DIR)
+            / ".trash"
+            / f"bot_{self.bot_id}"
+            / f"kb_{self.pk}-{self.name}-{timezone.now():%Y%m%dT%H%M%S%f}"
         )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        self.folder.rename(target)
-        return target
 
     @property
     def inbox_dir(self) -> Path:
@@ -119,3 +128,14 @@ class KnowledgeBase(models.Model):
     @property
     def knowledge_dir(self) -> Path:
         return self.folder / "knowledge"
+
+
+def folder_trash(folder: Path, place: Path) -> Path | None:
+    """Move a deleted KB's folder (its knowledge files, uploads, inbox, processed and failed files) to ``place`` in
+    the trash, so that nothing reads them any more and an operator can still get them back. Returns where it went
+    (None if there was no folder)."""
+    if not folder.is_dir():
+        return None
+    place.parent.mkdir(parents=True, exist_ok=True)
+    folder.rename(place)
+    return place

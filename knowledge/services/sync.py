@@ -21,8 +21,14 @@ logger = logging.getLogger(__name__)
 
 def knowledge_sync(*, kb: KnowledgeBase) -> dict:
     """Bring the KB's knowledge/ folder into the index: new, changed (by hash) and deleted files. A file that cannot
-    be indexed (its slug is an upload's, its text cannot be stored) is skipped with the reason."""
+    be indexed (its slug is an upload's, its text cannot be stored) is skipped with the reason; so is the whole KB
+    when its folder is missing (its documents are kept)."""
     counts = {"added": 0, "changed": 0, "deleted": 0, "unchanged": 0, "skipped": []}
+    if not kb.knowledge_dir.is_dir():
+        # A folder that is not there (a data volume not mounted, a folder moved by hand) is not a folder emptied
+        # on purpose: deleting every document for it would lose them all.
+        counts["skipped"].append(f"its folder {kb.knowledge_dir} is missing: nothing indexed or deleted")
+        return counts
     found, counts["skipped"] = files.files_list(kb)
     indexed = {
         d.slug: d
