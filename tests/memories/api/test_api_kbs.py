@@ -135,8 +135,8 @@ def test_a_deleted_kb_stays_deleted_when_one_of_its_name_is_made_again(api, kb, 
     (kb.inbox_dir / "pending.txt").write_text("Alice keeps bees.")
     assert api.delete("/api/v1/kbs/notes/").status_code == 204
     assert not kb.folder.exists()
-    trashed = list((settings.KBSITE_DATA_DIR / ".trash" / "alpha").iterdir())
-    assert len(trashed) == 1 and trashed[0].name.startswith("notes-")
+    trashed = list((settings.KBSITE_DATA_DIR / ".trash" / f"bot_{kb.bot_id}").iterdir())
+    assert len(trashed) == 1 and trashed[0].name.startswith(f"kb_{kb.pk}-notes-")
     assert (trashed[0] / "knowledge" / "door.md").read_text().endswith("4711.\n")
     assert api.post("/api/v1/kbs/", json={"name": "notes"}).status_code == 201
     new = KnowledgeBase.objects.get(name="notes")
