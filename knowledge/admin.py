@@ -128,6 +128,12 @@ class DocumentAdmin(OperatedAdmin):
             max_bytes=settings.MAX_UPLOAD_BYTES,
         )
         obj.pk = document.pk
+        if document.quarantine_reason:  # screened like the API's writes: the operator is told why
+            self.message_user(
+                request,
+                f"Saved; {document.slug!r} is quarantined and never given to bots: {document.quarantine_reason}.",
+                messages.WARNING,
+            )
 
     def save_related(self, request, form, formsets, change):
         pass  # chunks are written by the indexer, not by the inline

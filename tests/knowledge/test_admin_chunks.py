@@ -97,3 +97,20 @@ def test_a_chunk_edit_that_no_longer_fits_its_document_is_a_form_error(operator,
 def test_chunks_are_not_added_in_the_admin(operator, kb):
     """A chunk is cut by the indexer: the add page is closed, so no chunk is stored unscreened and unembedded."""
     assert operator.get(reverse("admin:knowledge_chunk_add")).status_code == 403
+
+
+def test_a_document_edited_to_an_injection_in_the_admin_is_quarantined_and_the_operator_told(operator, api, kb):
+    """The markdown editor writes through document_write, screened like the API's writes: the document is
+    quarantined, the operator is told why, and the context block does not give it."""
+    document, _ = services.document_write(kb=kb, slug="desk", content="# Desk\n\nThe help desk is on floor two.\n")
+    response = operator.post(
+        reverse("admin:knowledge_document_change", args=[document.pk]),
+        {"content": f"# Desk\n\nThe help desk is on floor two. {HOSTILE}\n"},
+        follow=True,
+    )
+    assert response.status_code == 200, response.content.decode()[:2000]
+    document.refresh_from_db()
+    assert "prompt injection" in document.quarantine_reason and "possible secret" in document.quarantine_reason
+    assert "quarantined and never given to bots" in response.content.decode()
+    context = api.get("/api/v1/context/", params={"query": "help desk floor, system prompt, api key"}).json()
+    assert "sk-live4f9a" not in context["context"] and "floor two" not in context["context"]
