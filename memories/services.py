@@ -6,6 +6,7 @@ import logging
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils import timezone
 
 from kbsite import jobs, locks
 from kbsite.ai import defence, embeddings
@@ -112,6 +113,25 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
         supersession_reviews([(memory.pk, version.pk)], reason=EDITED)
     enqueue_embed_missing(kb_id=memory.kb_id)
     return version
+
+
+QUARANTINED = "quarantined: "
+
+
+def insight_update(*, insight: Insight, text: str) -> Insight:
+    """An operator's edit of an insight's text, screened like every text a bot is given, and embedded again by a job
+    (its full-text vector follows the text). Insights have no quarantine of their own: a text flagged as a secret or
+    a prompt injection retires the insight with the reason ("quarantined: …"), so that no bot is given it while the
+    operator still sees it; a clean text makes an insight retired that way live again. Returns the insight."""
+    screening = defence.screen(text)
+    insight.text, insight.embedding = screening.text, None
+    if screening.quarantined and insight.retired_at is None:
+        insight.retired_at, insight.retired_reason = timezone.now(), (QUARANTINED + screening.reason)[:200]
+    elif not screening.quarantined and insight.retired_reason.startswith(QUARANTINED):
+        insight.retired_at, insight.retired_reason = None, ""
+    insight.save(update_fields=["text", "embedding", "retired_at", "retired_reason"])
+    enqueue_embed_missing(kb_id=insight.kb_id)
+    return insight
 
 
 def memory_forget(*, memory: Memory, reason: str) -> bool:

@@ -11,7 +11,7 @@ from django.utils.safestring import mark_safe
 
 from kbsite.operators import OperatedAdmin
 from memories.models import Edge, Entity, Insight, Memory
-from memories.services import memory_add, memory_restore, memory_update
+from memories.services import QUARANTINED, insight_update, memory_add, memory_restore, memory_update
 
 
 class RetiredFilter(admin.SimpleListFilter):
@@ -267,6 +267,15 @@ class InsightAdmin(OperatedAdmin):
             )
             or "-"
         )
+
+    def save_model(self, request, obj, form, change):
+        """An edited text goes through insight_update: screened and embedded again; a secret or an injection
+        retires the insight, saying why, so that no bot is given it."""
+        if not (change and "text" in form.changed_data):
+            return super().save_model(request, obj, form, change)
+        insight_update(insight=obj, text=form.cleaned_data["text"])
+        if obj.retired_reason.startswith(QUARANTINED):
+            self.message_user(request, f"Retired, never given to bots: {obj.retired_reason}.", messages.WARNING)
 
 
 @admin.register(Entity)
