@@ -172,22 +172,30 @@ print(json.dumps({
 
 
 def _manage(url: str, *args: str) -> subprocess.CompletedProcess:
+    from django.conf import settings
+
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     env["DATABASE_URL"] = url
+    env["KBSITE_DATA_DIR"] = str(settings.KBSITE_DATA_DIR)  # the test's own: migrate moves KB folders
     return subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=env, capture_output=True, text=True
     )
 
 
-def test_a_release_database_migrates_forward_with_its_rows(released_database):
+def test_a_release_database_migrates_forward_with_its_rows(released_database, settings):
     """`manage.py migrate` takes a database of the last release (its migrations went both ways between the apps)
     to the new layout: the squashed migrations are recorded without running, the later ones run, and every row
     is still there and readable through the new models, job runs point at their objects, and the moved models'
-    content types (with their permissions) follow them to the base app."""
+    content types (with their permissions) follow them to the base app; the KB's folder moves to its ids."""
     ids = _fill_release_rows(released_database)
+    old_folder = settings.KBSITE_DATA_DIR / "old-bot" / "notes"  # where the release kept the KB's files
+    (old_folder / "knowledge").mkdir(parents=True)
+    (old_folder / "knowledge" / "door.md").write_text("# Door\n")
 
     migrate = _manage(released_database, "migrate")
     assert migrate.returncode == 0, migrate.stdout + migrate.stderr
+    moved = settings.KBSITE_DATA_DIR / f"bot_{ids['bot']}" / f"kb_{ids['kb']}" / "knowledge" / "door.md"
+    assert moved.read_text() == "# Door\n" and not old_folder.exists()  # the folder moved to the KB's ids
     assert "Applying kbsite.0001_initial" not in migrate.stdout  # stands for the release: recorded, not run
     assert _manage(released_database, "migrate", "--check").returncode == 0
 
