@@ -337,3 +337,29 @@ def test_a_change_form_posted_with_another_bots_ids_shows_nothing_of_theirs(two_
     assert posted.status_code == 200  # the form again, with its errors
     assert "bravo" not in posted.content.decode()
     assert _snapshot() == before
+
+
+def test_retry_all_failed_filtered_on_another_bots_id_retries_none_of_the_operators_jobs(two_bots, operator):
+    """Issue 34: an operator of one bot has one choice in the bot filter, which Django hides (``has_output``) and
+    whose parameter it then dropped, so "retry failed jobs" on all of ``?kb__bot__id__exact=<bravo>`` retried
+    alpha's. Filtered on bravo's bot or KB, the list is empty and the action retries nothing; unfiltered, it retries
+    alpha's failed jobs and none of bravo's."""
+    alpha, bravo = two_bots
+    for n in range(2):
+        JobRun.objects.create(
+            kb=alpha["kb"], kind=JobRun.Kind.INGEST_TEXT, target=f"alpha-more-{n}", status=JobRun.Status.FAILED
+        )
+    failed = JobRun.objects.filter(status=JobRun.Status.FAILED)
+    alphas = set(failed.filter(kb=alpha["kb"]).values_list("pk", flat=True))
+    assert len(alphas) == 3 and failed.filter(kb=bravo["kb"]).count() == 1
+    retry = {"action": "retry", "select_across": "1", "index": "0", "_selected_action": [min(alphas)]}
+    for param, value in (("kb__bot__id__exact", bravo["bot"].pk), ("kb__id__exact", bravo["kb"].pk)):
+        listed = operator.get(url(JobRun, "changelist"), {param: value})
+        assert listed.status_code == 200 and listed.context["cl"].result_count == 0, param
+        operator.post(f"{url(JobRun, 'changelist')}?{param}={value}", retry)
+        assert set(failed.values_list("pk", flat=True)) == alphas | {failed.get(kb=bravo["kb"]).pk}, param
+        assert not JobRun.objects.filter(status=JobRun.Status.RETRIED).exists(), param
+
+    operator.post(url(JobRun, "changelist"), retry)
+    assert set(JobRun.objects.filter(status=JobRun.Status.RETRIED).values_list("pk", flat=True)) == alphas
+    assert failed.filter(kb=bravo["kb"]).count() == 1
