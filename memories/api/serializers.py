@@ -253,7 +253,10 @@ class HitSerializer(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="Every memory the hit holds: offline, the statements of one turn found together are one hit.",
     )
-    type = serializers.ChoiceField(choices=["memory", "insight"])
+    type = serializers.ChoiceField(
+        choices=["memory", "insight", "turn"],
+        help_text="turn: with an LLM, a stored turn that no fact found beside it covers (its id: the message's).",
+    )
     kb = serializers.CharField()
     text = serializers.CharField()
     kind = serializers.CharField()

@@ -22,7 +22,7 @@ from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
 from memories.ingest import bulk, statements, supersession
 from memories.ingest.extraction import Extraction, Fact
-from memories.models import Edge, Entity, Memory, Session, text_hash
+from memories.models import Edge, Entity, Memory, Message, Session, text_hash
 
 
 @dataclass
@@ -51,6 +51,7 @@ def facts_apply(
     turn_chunks: dict[str, int] | None = None,
     end_user_id: int | None = None,
     turn_metadata: dict[str, dict] | None = None,
+    searched_turns: dict[int, str] | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors.
 
@@ -59,9 +60,14 @@ def facts_apply(
     ``cursors`` move only if no other job has moved them since the extraction started.
     The facts are ``end_user_id``'s (None: shared), and everything they are compared with is too: a repeat is
     a repeat of the same owner's fact, and a fact retires only one of the same owner.
+    ``searched_turns`` (message id: text) are the turns made searchable beside the facts (see
+    memories.recall.turns): those the screening lets through are embedded with them.
     """
     facts = _screened(extraction, job)
-    vectors = as_vectors(embeddings.embed([s.text for _, s in facts]))  # before the lock, in one batch
+    turns = _turns_screened(searched_turns or {})
+    # Before the lock, in one batch.
+    vectors = as_vectors(embeddings.embed([s.text for _, s in facts] + list(turns.values())))
+    turn_vectors, vectors = vectors[len(facts) :], vectors[: len(facts)]
     now = timezone.now()
     with transaction.atomic():
         locks.hold(Lock.KB_WRITE, kb.pk)
@@ -92,6 +98,8 @@ def facts_apply(
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)
         for guard in cursors:
             Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
+        for pk, vector in zip(turns, turn_vectors, strict=True):
+            Message.objects.filter(pk=pk).update(embedding=vector)
         job.tokens_in += extraction.tokens_in
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
@@ -106,6 +114,13 @@ def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening
     if extraction.rejected:  # facts the LLM gave that share no word with the turns they cite
         job.detail = {**job.detail, "facts_rejected": job.detail.get("facts_rejected", 0) + extraction.rejected}
     return facts
+
+
+def _turns_screened(turns: dict[int, str]) -> dict[int, str]:
+    """The turns that may be searched: those the screening does not flag (an injection or a secret in a turn is
+    kept out of every context, as it would be in a memory)."""
+    screened = screen_many(list(turns.values()))
+    return {pk: text for (pk, text), s in zip(turns.items(), screened, strict=True) if not s.quarantined}
 
 
 def _cursors_check(cursors: list[CursorGuard]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 
 from kbsite.ai import embeddings, llm
-from kbsite.models import JobRun, KnowledgeBase
+from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import services
 from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
 from memories.ingest.claims import claimed_batches, sessions_claim, sessions_release
@@ -71,6 +71,18 @@ def _skipped_show(job: JobRun, skipped: list[Turn]) -> None:
         job.detail = {**job.detail, "skipped_turns": (shown + more)[:SKIPPED_SHOWN]}
 
 
+def _searched(extraction: Extraction, salient: list[Turn]) -> dict[int, str]:
+    """With an LLM, the user turns to search beside their facts (message id: text as the statements read it,
+    the speaker named): a detail no fact kept is still found. Offline the turns are their statements already."""
+    if extraction.mode != Mode.LLM:
+        return {}
+    return {
+        t.message_id: f"{t.speaker}: {t.text}" if t.speaker else t.text
+        for t in salient
+        if t.role == "user" and t.message_id
+    }
+
+
 def _by_owner(batches: list[tuple[CursorGuard, list[Turn]]]) -> list[list[tuple[CursorGuard, list[Turn]]]]:
     """The batches grouped by whose sessions they are: one extraction never mixes end users."""
     groups: dict[int | None, list] = {}
@@ -102,6 +114,7 @@ def _extract_group(
             extraction=extraction,
             turn_message_ids={t.ref: t.message_id for t in turns},
             turn_metadata={t.ref: t.metadata for t in turns if t.metadata},
+            searched_turns=_searched(extraction, salient),
             job=job,
             source="chat",
             cursors=[guard for guard, _ in group],

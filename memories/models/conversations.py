@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.contenttypes.fields import GenericRelation
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
+from pgvector.django import VectorField
 
+from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 
 
@@ -44,7 +50,10 @@ class Session(models.Model):
 
 class Message(models.Model):
     """One chat turn posted by a bot; idempotent by ``external_id`` within its session (a chat platform's message
-    ids are often its chat's own)."""
+    ids are often its chat's own).
+
+    With an LLM, the turns its facts were drawn from are searched beside those facts (memories.recall.turns): an
+    extraction in LLM mode embeds its screened user turns (``embedding``; null: not searched)."""
 
     class Role(models.TextChoices):
         USER = "user"
@@ -61,11 +70,22 @@ class Message(models.Model):
     metadata = models.JSONField(default=dict, blank=True, help_text="The client's own labels, carried to its facts.")
     created_at = models.DateTimeField(default=timezone.now, help_text="When the turn was said (client's clock).")
     received_at = models.DateTimeField(auto_now_add=True)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", config=FTS_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
 
     class Meta:
         ordering = ["id"]
         constraints = [models.UniqueConstraint(fields=["session", "external_id"], name="unique_message_per_session")]
-        indexes = [models.Index(fields=["session", "id"])]
+        indexes = [
+            models.Index(fields=["session", "id"]),
+            GinIndex(fields=["search_vector"], name="message_fts_gin", condition=Q(embedding__isnull=False)),
+            # The searched turns of a KB, compared exactly (an end user's few, or a KB's).
+            models.Index(fields=["kb", "session"], name="message_searched", condition=Q(embedding__isnull=False)),
+        ]
 
     def __str__(self) -> str:
         return f"{self.external_id}: {self.content[:60]}"

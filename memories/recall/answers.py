@@ -111,7 +111,7 @@ def _listed(hit: Hit, earlier: dict) -> str:
     """A memory for the model: each statement of a turn with its own id (so the one relied on is cited), one held
     earlier said so; an insight, not citable."""
     if hit.type != "memory":
-        return f"[insight, not citable] {hit.text}"
+        return f"[{'conversation turn' if hit.type == 'turn' else 'insight'}, not citable] {hit.text}"
     return "\n".join(
         f"[{pk}] {'(earlier, no longer true) ' if ('memory', pk) in earlier else ''}{text}"
         for pk, text in hit.parts or [(hit.id, hit.text)]

@@ -19,7 +19,7 @@ from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
 from knowledge.search import chunks_search
-from memories.models import Insight, Memory
+from memories.models import Insight, Memory, Message
 from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.concepts import concept_words
 from memories.recall.current import held_earlier
@@ -102,7 +102,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, query, end_user_id)) if h]
     return Retrieved(
         profile=profile,
-        memories=[h for h in hits if h.type == "memory"],
+        memories=[h for h in hits if h.type in ("memory", "turn")],
         insights=[h for h in hits if h.type == "insight"],
         vector=as_vectors([embedding.result()])[0],
     )
@@ -174,6 +174,8 @@ def _without(in_profile: set[int], hit: Hit) -> Hit | None:
 
 
 def _refs(hit: Hit) -> str:
+    if hit.type == "turn":
+        return f"turn {hit.id}"
     return ", ".join(f"memory {pk}" for pk in hit.ids)
 
 
@@ -225,13 +227,14 @@ def _matching(hits: list[Hit], words: str, end_user_id: int | None = None) -> se
     """The hits whose text matches any of ``words`` (full text, as recall matched them); with ``end_user_id``, that
     user's own only."""
     found: set[tuple[str, int]] = set()
-    for type_, model in (("memory", Memory), ("insight", Insight)):
+    for type_, model in (("memory", Memory), ("insight", Insight), ("turn", Message)):
         ids = [h.id for h in hits if h.type == type_ and {"fts", "concept"} & set(h.signals)]
         if ids:
             query = SearchQuery(words, search_type="websearch", config=FTS_CONFIG)
             rows = model.objects.filter(pk__in=ids, search_vector=query)
             if end_user_id:
-                rows = rows.filter(end_user_id=end_user_id)
+                owner = "session__end_user_id" if type_ == "turn" else "end_user_id"
+                rows = rows.filter(**{owner: end_user_id})
             found |= {(type_, pk) for pk in rows.values_list("id", flat=True)}
     return found
 

@@ -46,7 +46,7 @@ class Hit:
     """One recalled memory or insight."""
 
     id: int
-    type: str  # "memory" | "insight"
+    type: str  # "memory" | "insight" | "turn" (memories.recall.turns)
     text: str
     kind: str
     score: float = 0.0
@@ -63,7 +63,9 @@ class Hit:
 
     @property
     def ids(self) -> list[int]:
-        """Every memory the hit holds: itself, and the statements of its turn joined in."""
+        """Every memory the hit holds: itself, and the statements of its turn joined in (a turn: none)."""
+        if self.type == "turn":
+            return []
         return list(dict.fromkeys([self.id, *(pk for pk, _ in self.parts)]))
 
     @property
@@ -72,7 +74,7 @@ class Hit:
 
     @property
     def ref(self) -> str:
-        return f"{'m' if self.type == 'memory' else 'i'}{self.id}"
+        return f"{self.type[0]}{self.id}"
 
 
 def hit_rows(queryset):

@@ -22,6 +22,7 @@ from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find
 from memories.recall.query import named, query_period
 from memories.recall.scope import Scope, Table
+from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
 from memories.recall.vector import vector_ranked
 from memories.recall.weights import (
     CANDIDATES,
@@ -31,8 +32,12 @@ from memories.recall.weights import (
     FTS_WEIGHT,
     KIND_WEIGHT,
     SUBJECT_WEIGHT,
+    TABLE_WEIGHT,
     VECTOR_WEIGHT,
 )
+
+# Under ``limits``, a turn takes a place and a share of the budget as a memory does.
+SHARE = {"turn": "memory"}
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,8 @@ def recall(q: RecallQuery) -> list[Hit]:
     if isinstance(query_vector, Future):
         embedding, query_vector = query_vector, None
     scope = q.scope()
-    tables = _tables(scope, q.wants_memories, q.wants_insights)
+    turns = q.wants_memories and turns_searched(scope.kb_ids)
+    tables = _tables(scope, q.wants_memories, q.wants_insights, turns)
     memories = tables[0] if q.wants_memories else None
     kbs, query, k, budget_chars, limits = list(q.kbs), q.text, q.k, q.budget_chars, q.limits
 
@@ -100,7 +106,10 @@ def recall(q: RecallQuery) -> list[Hit]:
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
     kb_names = {kb.pk: kb.name for kb in kbs}
-    direct = merged_by_turn(_weighed(hits_load(fusion.scores.keys(), kb_names), fusion, similarity, query))
+    found = hits_load(fusion.scores.keys(), kb_names) | turn_hits_load(
+        [pk for t, pk in fusion.scores if t == "turn"], kb_names
+    )
+    direct = merged_by_turn(covered_merged(_weighed(found, fusion, similarity, query)))
     packed = _pack(direct, k, budget_chars, limits)
     # Supplements rank below every direct match: they are only looked for when room is left.
     if q.supplements and memories and direct and len(packed) < k:
@@ -110,13 +119,13 @@ def recall(q: RecallQuery) -> list[Hit]:
     return packed
 
 
-def _tables(scope: Scope, memories: bool, insights: bool) -> tuple[Table, ...]:
+def _tables(scope: Scope, memories: bool, insights: bool, turns: bool = False) -> tuple[Table, ...]:
     """The tables searched, their scope compiled to SQL once per scope in this process (it took a third of a
     millisecond, a tenth of a small KB's recall), and once for all the end users of a scope: compiled with a
     stand-in for the user, whose id is put in its place."""
     if scope.end_user_id is None:
-        return _compiled(scope, memories, insights)
-    shape = _compiled(replace(scope, end_user_id=USER_SLOT), memories, insights)
+        return _compiled(scope, memories, insights, turns)
+    shape = _compiled(replace(scope, end_user_id=USER_SLOT), memories, insights, turns)
     return tuple(table.for_user(USER_SLOT, scope.end_user_id) for table in shape)
 
 
@@ -125,8 +134,9 @@ USER_SLOT = -(2**62) - 7
 
 
 @functools.lru_cache(maxsize=1024)
-def _compiled(scope: Scope, memories: bool, insights: bool) -> tuple[Table, ...]:
+def _compiled(scope: Scope, memories: bool, insights: bool, turns: bool) -> tuple[Table, ...]:
     tables = [Table.of(scope.memories(), "memory")] if memories else []
+    tables += [Table.of(scope.turns(), "turn")] if turns else []
     return tuple(tables + ([Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []))
 
 
@@ -143,21 +153,24 @@ def _direct(
         stats = tuple(kb.pk for kb in kbs) if all(kb.term_stats_memories for kb in kbs) else None
         ranked = fts_ranked(list(tables), tsquery, CANDIDATES, stats)
         for table in tables:
-            fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=FTS_WEIGHT, signal="fts")
+            weight = FTS_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
+            fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=weight, signal="fts")
         # A question about a subject ("tell me about the family") finds the words that state its facts ("sister").
         about = concept_words(query) if about_user else []
         if about:
             ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats)
             for table in tables:
                 found = [(table.type, pk) for pk in ranked.get(table.type, [])]
-                fusion.add(found, weight=CONCEPT_WEIGHT, signal="concept")
+                weight = CONCEPT_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
+                fusion.add(found, weight=weight, signal="concept")
         if embedding is not None:
             query_vector = as_vectors([embedding.result()])[0]
         vector = vector_literal(query_vector)
         indexed = any(kb.vector_index for kb in kbs)
         for table in tables:
             found = vector_ranked(table, vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
-            fusion.add([(table.type, pk) for pk, _ in found], weight=VECTOR_WEIGHT, signal="vector")
+            weight = VECTOR_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
+            fusion.add([(table.type, pk) for pk, _ in found], weight=weight, signal="vector")
             similarity.update({(table.type, pk): sim for pk, sim in found})
     return fusion, similarity
 
@@ -184,7 +197,7 @@ def _pack(hits: list[Hit], k: int, budget_chars: int | None, limits=None) -> lis
         return [
             hit
             for type_, (type_k, type_budget) in limits.items()
-            for hit in _pack([h for h in hits if h.type == type_], type_k, type_budget)
+            for hit in _pack([h for h in hits if SHARE.get(h.type, h.type) == type_], type_k, type_budget)
         ]
     return pack(hits, k=k, budget_chars=budget_chars, size=lambda hit: len(hit.text))
 

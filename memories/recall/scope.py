@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from memories.models import Insight, Memory
+from memories.models import Insight, Memory, Message, Session
+from memories.models.querysets import visible_to
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,36 @@ class Scope:
             memories = memories.exclude(source_messages__session__external_id=self.exclude_session)
         return memories
 
+    def turns(self) -> QuerySet:
+        """The searched turns (see memories.recall.turns) in scope: of the sessions the end user may see, said by
+        ``as_of``, received by ``known_at``, none that a fact out of scope was drawn from (retired or
+        quarantined: a superseded fact's turn must not bring it back as current). Turns have no kind: a recall
+        of some kinds searches none."""
+        if self.kinds:
+            return Message.objects.none()
+        sessions = Session.objects.filter(kb_id__in=self.kb_ids).filter(visible_to(self.end_user_id))
+        if self.exclude_session:
+            sessions = sessions.exclude(external_id=self.exclude_session)
+        turns = Message.objects.filter(kb_id__in=self.kb_ids, embedding__isnull=False, session__in=sessions)
+        links = Memory.source_messages.through.objects.filter(memory__in=self._memories_out())
+        turns = turns.exclude(pk__in=links.values("message_id"))
+        if self.as_of:
+            turns = turns.filter(created_at__lte=self.as_of)
+        if self.known_at:
+            turns = turns.filter(received_at__lte=self.known_at)
+        if self.metadata:
+            turns = turns.filter(metadata__contains=json.loads(self.metadata))
+        return turns
+
+    def _memories_out(self) -> QuerySet:
+        """The memories of the KBs a recall at this time may not present: quarantined, or retired by then (as of a
+        valid time, retired and not true then)."""
+        memories = Memory.objects.filter(kb_id__in=self.kb_ids)
+        retired = Q(retired_at__lte=self.known_at) if self.known_at else Q(retired_at__isnull=False)
+        if self.as_of:
+            retired &= ~Q(pk__in=memories.valid_at(self.as_of, self.known_at).values("pk"))
+        return memories.filter(Q(quarantined=True) | retired)
+
     def insights(self) -> QuerySet:
         insights = Insight.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids)
         return insights.known_at(self.known_at) if self.known_at else insights.live()
@@ -57,7 +88,7 @@ class Table:
     exactly: a small KB's memories, and every end user's memories and insights)."""
 
     name: str
-    type: str  # "memory" | "insight"
+    type: str  # "memory" | "insight" | "turn"
     where: str
     params: tuple
     in_index: str
@@ -75,6 +106,8 @@ class Table:
         query = queryset.query
         where, params = query.get_compiler(connection=connection).compile(query.where)
         name = queryset.model._meta.db_table
+        if type_ == "turn":  # compared exactly, of their sessions (memories.recall.turns)
+            return cls(name, type_, where, tuple(params), in_index="FALSE")
         if type_ == "memory":
             return cls(name, type_, where, tuple(params), in_index=f"{name}.in_vector_index")
         # The index holds every shared insight: with no end user in scope, it holds all there is to find.

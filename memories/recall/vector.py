@@ -34,7 +34,7 @@ def vector_ranked(
             exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}")
             cursor.execute(exact, [vector, *table.params, vector, limit])
             rows = cursor.fetchall()
-        if indexed or table.type == "insight":
+        if (indexed and table.type == "memory") or table.type == "insight":
             in_index = f"{table.in_index} AND {table.where}"  # the rows the partial index holds
             rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]

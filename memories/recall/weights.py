@@ -22,3 +22,5 @@ CONCEPT_WEIGHT = 1.5
 CANDIDATES = 60
 # A vector neighbour less similar than this is not a match: it only shows the KB has nothing closer.
 VECTOR_MIN_SIMILARITY = 0.2
+# Each ranked list of a table weighs by its table: the turns searched beside their facts (recall.turns).
+TABLE_WEIGHT = {"turn": 1.0}
