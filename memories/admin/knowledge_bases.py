@@ -53,6 +53,10 @@ class KnowledgeBaseAdmin(OperatedAdmin):
 
     readonly_fields = ["at_a_glance", "created_at", "updated_at", "folder_path", "vector_search"]
 
+    def get_readonly_fields(self, request, obj=None):
+        # A KB stays with the bot it was made for: its folder is under that bot's id (KnowledgeBase.clean).
+        return self.readonly_fields if obj is None else [*self.readonly_fields, "bot"]
+
     @admin.display(description="at a glance")
     def at_a_glance(self, obj):
         """The KB's counts, each linked to its rows, and the recall console for it."""

@@ -135,3 +135,13 @@ def test_the_migration_stops_when_both_places_hold_files(kb, settings):
     with pytest.raises(RuntimeError, match="both .* hold files"):
         migration.folders_by_id(django_apps, None)
     assert (old / "one.md").is_file() and (kb.knowledge_dir / "two.md").is_file()
+
+
+def test_the_admin_shows_a_kbs_folder_and_keeps_its_bot(admin_client, kb, other_bot):
+    """A KB's admin page shows its folder on disk and its bot read-only: a posted bot is not taken."""
+    page = admin_client.get(f"/admin/kbsite/knowledgebase/{kb.pk}/change/")
+    assert str(kb.folder) in page.content.decode()
+    assert 'name="bot"' not in page.content.decode()
+    form = {"name": "notes", "consolidate_interval_minutes": 30, "is_active": "on", "bot": other_bot.pk}
+    assert admin_client.post(f"/admin/kbsite/knowledgebase/{kb.pk}/change/", form).status_code == 302
+    assert KnowledgeBase.objects.get(pk=kb.pk).bot_id == kb.bot_id
