@@ -1,7 +1,7 @@
 """Inbox folders: files dropped into a KB's inbox/ are claimed, ingested and moved on.
 
-A file dropped into ``<data dir>/<bot>/<kb>/inbox/`` is claimed once it has settled, turned into text and ingested,
-then moved to ``processed/``, or to ``failed/`` with ``<name>.error.txt`` saying why. A file dropped into
+A file dropped into ``<data dir>/bot_<bot id>/kb_<kb id>/inbox/`` is claimed once it has settled, turned into text
+and ingested, then moved to ``processed/``, or to ``failed/`` with ``<name>.error.txt`` saying why. A file dropped into
 ``inbox/users/<user_id>/`` is that end user's: its facts are theirs, and it keeps its ``users/<user_id>/`` place in
 ``processed/`` and ``failed/`` (where their erasure finds it).
 """
