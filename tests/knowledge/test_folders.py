@@ -145,3 +145,14 @@ def test_the_admin_shows_a_kbs_folder_and_keeps_its_bot(admin_client, kb, other_
     form = {"name": "notes", "consolidate_interval_minutes": 30, "is_active": "on", "bot": other_bot.pk}
     assert admin_client.post(f"/admin/kbsite/knowledgebase/{kb.pk}/change/", form).status_code == 302
     assert KnowledgeBase.objects.get(pk=kb.pk).bot_id == kb.bot_id
+
+
+def test_a_deleted_bots_kb_folders_go_to_the_trash_under_their_ids(kb, settings, django_capture_on_commit_callbacks):
+    """Deleting a bot trashes each of its KBs' folders to `.trash/bot_<id>/kb_<id>-<name>-<time>/`, files kept."""
+    (kb.knowledge_dir / "door.md").write_text("# Door\n")
+    bot_id, kb_id, folder = kb.bot_id, kb.pk, kb.folder
+    with django_capture_on_commit_callbacks(execute=True):
+        Bot.objects.get(pk=bot_id).delete()
+    assert not folder.exists()
+    (trashed,) = (settings.KBSITE_DATA_DIR / ".trash" / f"bot_{bot_id}").iterdir()
+    assert trashed.name.startswith(f"kb_{kb_id}-notes-") and (trashed / "knowledge" / "door.md").is_file()
