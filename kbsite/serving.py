@@ -15,7 +15,7 @@ import sys
 import threading
 from tempfile import SpooledTemporaryFile
 
-from asgiref.sync import AsyncToSync, ThreadSensitiveContext, sync_to_async
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 from gunicorn.workers.sync import SyncWorker as GunicornSyncWorker
@@ -58,12 +58,19 @@ def warm_up_in_background() -> threading.Thread:
 
 class SyncViews:
     """Django's sync request handler (the WSGI one) served from ASGI: a request's middleware, signals and view run
-    in one thread of their own, as under WSGI, and a plain response is sent from the event loop once it is ready.
+    in one thread of their own, as under WSGI, and the response is sent from the request's own task on the event
+    loop.
 
     Django's ASGI handler runs each sync middleware's request and response halves, the request signals and the
     view in a thread, one hop each between the event loop and the thread: a health check took 4.6 ms against 1.5
     under WSGI, and an authenticated call 3 ms more than needed. Async views (the chat proxy's) stay with it.
-    A streamed response (an export) is sent chunk by chunk from the thread.
+
+    A streamed response (a static file, an export) is read in the request's thread a piece at a time and each piece
+    sent from the task: never from the thread through ``AsyncToSync``. Completing a response can start the next
+    request pipelined on its connection (uvicorn does, inside ``send``), in the sender's context: sent through
+    ``AsyncToSync`` that context held the finished thread's executor, and the next request's ``sync_to_async`` failed
+    on it ("CurrentThreadExecutor already quit or is broken": 500s on keep-alive connections, issue 31). The last
+    message goes out after the request's thread-sensitive context is left, for the same reason.
     """
 
     def __init__(self) -> None:
@@ -71,24 +78,21 @@ class SyncViews:
 
     async def __call__(self, scope, receive, send) -> None:
         with SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE) as body:
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    return  # gone before its body came: nobody to answer
-                body.write(message.get("body", b""))
-                if not message.get("more_body"):
-                    break
-            body.seek(0)
+            if not await read_body(receive, body):
+                return  # gone before its body came: nobody to answer
             # A thread of this request's own, as Django's ASGI handler gives each request.
             async with ThreadSensitiveContext():
-                answer = await sync_to_async(self._respond, thread_sensitive=True)(scope, body, AsyncToSync(send))
-        if answer is not None:
-            start, content = answer
+                start, content, stream = await in_request_thread(self._respond)(scope, body)
+                if stream is not None:
+                    content = await send_all_but_last(start, content, stream, send)
+                    start = None
+        if start is not None:
             await send(start)
-            await send({"type": "http.response.body", "body": content})
+        await send({"type": "http.response.body", "body": content})
 
-    def _respond(self, scope, body, send_from_thread):
-        """The response to the request as (start message, body), or None once a streamed one has been sent."""
+    def _respond(self, scope, body) -> tuple[dict, bytes, StreamedBody | None]:
+        """The response's start message and its body, whole (the response closed: its request is over), or for a
+        streamed response its first piece and the rest still to read (see :class:`StreamedBody`)."""
         environ = wsgi_environ(scope, body)
         start = {}
 
@@ -100,17 +104,80 @@ class SyncViews:
             )
 
         response = self.handler(environ, start_response)
-        try:  # closing the response ends the request: request_finished hands its database connection back
-            if not getattr(response, "streaming", False):
-                return start, b"".join(response)
-            send_from_thread(start)
-            for chunk in response:
-                if chunk:
-                    send_from_thread({"type": "http.response.body", "body": chunk, "more_body": True})
-            send_from_thread({"type": "http.response.body"})
-            return None
-        finally:
+        if getattr(response, "streaming", False):
+            stream = StreamedBody(response)
+            first = stream.read()
+            return start, first, stream if stream.open else None
+        try:
+            return start, b"".join(response), None
+        finally:  # closing the response ends the request: request_finished hands its database connection back
             response.close()
+
+
+def in_request_thread(function):
+    """``function`` run in the thread of the request's thread-sensitive context (its middleware's and view's)."""
+    return sync_to_async(function, thread_sensitive=True)
+
+
+async def read_body(receive, body) -> bool:
+    """Writes the request's body into ``body``, rewound; False if the client left before it was all there."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return False
+        body.write(message.get("body", b""))
+        if not message.get("more_body"):
+            body.seek(0)
+            return True
+
+
+async def send_all_but_last(start: dict, first: bytes, stream: StreamedBody, send) -> bytes:
+    """Sends a streamed response's start and its pieces, read from the request's thread, but the last: returned, to
+    be sent once the request's context is left. The response is closed in that thread whatever happens."""
+    piece = first
+    try:
+        await send(start)
+        while stream.open:
+            await send({"type": "http.response.body", "body": piece, "more_body": True})
+            piece = await in_request_thread(stream.read)()
+    finally:
+        if stream.open:  # the client or the view failed midway
+            await in_request_thread(stream.close)()
+    return piece
+
+
+class StreamedBody:
+    """A streamed response's body, read in its request's thread a piece at a time: its chunks joined up to
+    ``PIECE`` bytes, so that a static file (read 4 KiB a chunk) crosses to the event loop in a few pieces, not chunk
+    by chunk. Closed (which ends its request) once read to the end, or when given up."""
+
+    PIECE = 64 * 1024
+
+    def __init__(self, response) -> None:
+        self.response = response
+        self.chunks = iter(response)
+        self.open = True
+
+    def read(self) -> bytes:
+        """The next piece, the last one once :attr:`open` is False (possibly empty)."""
+        piece, size = [], 0
+        try:
+            for chunk in self.chunks:
+                piece.append(chunk)
+                size += len(chunk)
+                if size >= self.PIECE:
+                    return b"".join(piece)
+        except BaseException:
+            self.close()
+            raise
+        self.close()
+        return b"".join(piece)
+
+    def close(self) -> None:
+        """Closes the response once (each close sends request_finished)."""
+        if self.open:
+            self.open = False
+            self.response.close()
 
 
 def wsgi_environ(scope: dict, body) -> dict:
@@ -160,9 +227,17 @@ class JsonErrorsProtocol(HttpToolsProtocol):
 
 
 class Worker(UvicornWorker):
-    """gunicorn's worker for ``kbsite.asgi``: uvloop, and the JSON-speaking protocol above."""
+    """gunicorn's worker for ``kbsite.asgi``: uvloop, the JSON-speaking protocol above, and each request in a
+    context of its own (``reset_contextvars``): uvicorn starts a request pipelined on a connection from inside the
+    ``send`` that completes the previous one, whose task's context it would otherwise inherit (Django's ASGI
+    handler sends inside its request's thread-sensitive context, which the next request would then share)."""
 
-    CONFIG_KWARGS = {"loop": "uvloop", "http": "kbsite.serving:JsonErrorsProtocol", "lifespan": "on"}
+    CONFIG_KWARGS = {
+        "loop": "uvloop",
+        "http": "kbsite.serving:JsonErrorsProtocol",
+        "lifespan": "on",
+        "reset_contextvars": True,
+    }
 
     def load_wsgi(self):
         super().load_wsgi()  # the application, and with it Django, is loaded

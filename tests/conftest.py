@@ -129,17 +129,13 @@ def asgi_server(transactional_db) -> AsgiServer:
     import uvicorn
 
     from kbsite.asgi import build_application
+    from kbsite.serving import Worker  # serve's uvicorn settings
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     config = uvicorn.Config(
-        build_application(),
-        host="127.0.0.1",
-        port=port,
-        lifespan="on",
-        log_level="warning",
-        http="kbsite.serving:JsonErrorsProtocol",
+        build_application(), host="127.0.0.1", port=port, log_level="warning", **Worker.CONFIG_KWARGS
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="asgi-server", daemon=True)
