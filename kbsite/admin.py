@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from kbsite.jobs import job_retry
 from kbsite.models import ApiKey, Bot, JobRun
 from kbsite.operators import OperatedAdmin
+from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
 
 
 class ApiKeyInline(admin.TabularInline):

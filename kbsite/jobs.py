@@ -31,6 +31,7 @@ from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
 from kbsite.signals import jobs_healed
 from kbsite.stats import stats_add
+from kbsite.webhooks.events import job_failed
 
 logger = logging.getLogger(__name__)
 
@@ -163,6 +164,7 @@ def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:
             JobRun.objects.filter(pk=job.pk).update(
                 status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now(), retry_at=retry_at
             )
+            job_failed(job, error=reason[:2000], retry_at=retry_at)
             job_type = _TYPES.get(job.kind)
             if job_type and job_type.release:
                 job_type.release(job, reason)

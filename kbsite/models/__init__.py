@@ -1,4 +1,5 @@
-"""The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs.
+"""The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs (and the
+webhooks', in ``kbsite/webhooks/models.py``).
 
 They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
 an earlier release keeps its rows. Every name is importable from here (``from kbsite.models import Bot``).
@@ -12,6 +13,7 @@ from kbsite.models.knowledge_bases import KnowledgeBase, KnowledgeBaseManager, K
 from kbsite.models.modes import Mode
 from kbsite.models.names import NAME_RE, USER_ID_RE, name_validator, user_id_validator
 from kbsite.models.stats import DailyStat
+from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "NAME_RE",
@@ -28,6 +30,9 @@ __all__ = [
     "KnowledgeBaseManager",
     "KnowledgeBaseQuerySet",
     "Mode",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
     "name_validator",
     "user_id_validator",
 ]

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from kbsite.models.knowledge_bases import KnowledgeBase
 from kbsite.models.modes import Mode
+from kbsite.webhooks.events import job_failed
 
 
 class JobRun(models.Model):
@@ -94,6 +95,8 @@ class JobRun(models.Model):
         self.error = error
         self.finished_at = timezone.now()
         self.save()
+        if status == self.Status.FAILED:
+            job_failed(self)
         if status == self.Status.SUCCEEDED:
             # Earlier failed runs of the same input were taken up by this one: they are history, not present failures.
             self.failed_before().update(status=self.Status.RETRIED, retry_at=None)

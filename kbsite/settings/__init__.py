@@ -11,3 +11,4 @@ from kbsite.settings.base import *  # noqa: F403
 from kbsite.settings.database import *  # noqa: F403
 from kbsite.settings.jobs import *  # noqa: F403
 from kbsite.settings.tuning import *  # noqa: F403
+from kbsite.settings.webhooks import *  # noqa: F403

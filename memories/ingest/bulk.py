@@ -13,6 +13,7 @@ from django.utils import timezone
 from psycopg.types.json import Jsonb
 
 from kbsite.ai.vectors import vector_cursor
+from memories import webhooks
 from memories.models import Memory, Message
 
 # Columns written by COPY, with their PostgreSQL types (binary format needs them).
@@ -95,3 +96,4 @@ def memories_insert(memories: list[Memory]) -> None:
                 copy.write_row(
                     [Jsonb(m.metadata) if name == "metadata" else getattr(m, name) for name, _ in MEMORY_COLUMNS]
                 )
+    webhooks.memories_created(memories)

@@ -22,6 +22,7 @@ from django.db.models.functions import Greatest
 
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
+from memories import webhooks
 from memories.ingest.statements import Statement, clash, contradicts, ended, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
@@ -41,6 +42,7 @@ def named_retire(kb: KnowledgeBase, end_user_id: int | None, new: list[tuple[Mem
             retired.append((old_id, memory.pk))
     retirement_follow([old for old, _ in retired], reason=SUPERSEDED, at=now)
     supersession_reviews(retired, reason=f"{SUPERSEDED} (named by the LLM)")
+    webhooks.memories_superseded(retired, reason=f"{SUPERSEDED} (named by the LLM)")
     return len(retired)
 
 
@@ -98,6 +100,7 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
         pairs = [(pk, by) for pk, (by, why) in retired.items() if why == reason]
         retirement_follow([pk for pk, _ in pairs], reason=reason, at=now)
         supersession_reviews(pairs, reason=reason)
+        webhooks.memories_superseded(pairs, reason=reason)
     insights_retire(contradicted, reason=CONTRADICTED, at=now)
     return len(retired)
 

@@ -198,6 +198,7 @@ class Memory(models.Model):
         Locks the row: two concurrent supersessions of the same fact must not
         both win, or the fact would end up with two replacements.
         """
+        from memories import webhooks  # the events' data; it imports these models
         from memories.services import retirement_follow  # the workflow over the other models; it imports these
 
         with transaction.atomic():
@@ -209,6 +210,7 @@ class Memory(models.Model):
             row.superseded_by = superseded_by
             row.save(update_fields=["retired_at", "retired_reason", "superseded_by", "updated_at"])
             retirement_follow([row.pk], reason=reason, at=row.retired_at)
+            webhooks.memory_retired(row)
         self.retired_at, self.retired_reason, self.superseded_by = row.retired_at, row.retired_reason, row.superseded_by
         return True
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memories import webhooks
 from memories.models import Memory, ReviewItem
 
 
@@ -23,16 +24,19 @@ def supersession_reviews(pairs: list[tuple[int, int]], *, reason: str) -> int:
         for old, new in pairs
         if old in olders
     ]
-    return len(ReviewItem.objects.bulk_create(items, ignore_conflicts=True))
+    recorded = ReviewItem.objects.bulk_create(items, ignore_conflicts=True)
+    webhooks.reviews_opened(recorded)
+    return len(recorded)
 
 
 def conflict_open(*, older: Memory, newer: Memory, attribute: str) -> bool:
     """Open a conflict between two live facts of one scope stating different values of ``attribute``, unless one
     is open or was settled for that pair. Returns whether one was opened."""
-    _, created = ReviewItem.objects.get_or_create(
+    item, created = ReviewItem.objects.get_or_create(
         older=older,
         newer=newer,
         kind=ReviewItem.Kind.CONFLICT,
         defaults={"kb_id": newer.kb_id, "end_user_id": newer.end_user_id, "attribute": attribute[:100]},
     )
+    webhooks.reviews_opened([item] if created else [])
     return created

@@ -12,6 +12,7 @@ from django.db import transaction
 from kbsite import locks
 from kbsite.locks import Lock
 from kbsite.models import EndUser, Erasure, KnowledgeBase
+from memories import webhooks
 from memories.rights.holdings import Holdings
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ def user_erase(*, end_user: EndUser, erased_by: str) -> dict[str, int]:
         end_user.delete()  # the rest goes with it (every row of theirs names them)
         digest = Erasure.digest(end_user.external_id)
         Erasure.objects.create(bot=bot, user_id_sha256=digest, erased_by=erased_by, counts=counts)
+        webhooks.user_erased(bot_id=bot.pk, user_id_sha256=digest, counts=counts)
         transaction.on_commit(lambda: _files_remove(holdings.files, holdings.folders))
     logger.info("erased an end user of %s: %s", bot, counts)
     return counts

@@ -13,7 +13,7 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 from rest_framework.permissions import SAFE_METHODS
 
-from kbsite.models import ApiKey, EndUser, Erasure, JobRun, KnowledgeBase
+from kbsite.models import ApiKey, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
 from knowledge.models import Document
 from memories import consolidation
 from memories.models import IngestItem, Insight, Memory, Message, ReviewItem, Session
@@ -26,7 +26,7 @@ from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory,
 # response of another caller that holds it has leaked the first bot's data.
 SECRET = "zanzibar"
 # Routes and methods of /api/v1/ today; fewer means the URLconf walk lost some.
-ROUTE_FLOOR = 52
+ROUTE_FLOOR = 59
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ LAST = [
     "DELETE end-user-key-detail",
     "DELETE kb-detail",
     "DELETE end-user-detail",  # alice's key goes with her
+    "DELETE webhook-detail",
 ]
 
 
@@ -128,6 +129,9 @@ PKS = {
     "review-accept": "review_to_accept",
     "review-revert": "review_to_revert",
     "review-keep-both": "review_to_keep",
+    "webhook-detail": "webhook",
+    "webhook-rotate-secret": "webhook",
+    "webhook-deliveries": "webhook",
 }
 
 # What each request sends (requests' keyword arguments, or a function of the world giving them): every write is
@@ -164,6 +168,10 @@ REQUESTS: dict[str, dict | Callable] = {
     "POST review-accept": {},
     "POST review-revert": {},
     "POST review-keep-both": {},
+    "POST webhook-list": {"json": {"url": "https://93.184.216.34/hook", "events": ["document.indexed"]}},
+    "PATCH webhook-detail": {"json": {"description": "edited"}},
+    "DELETE webhook-detail": {},
+    "POST webhook-rotate-secret": {},
 }
 
 # Routes whose answer holds none of the bot's rows even for the bot itself (so SECRET is not looked for).
@@ -209,6 +217,7 @@ class World:
     review_to_accept: ReviewItem
     review_to_revert: ReviewItem
     review_to_keep: ReviewItem
+    webhook: WebhookEndpoint
 
     def export(self) -> bytes:
         """The KB's export as it is now (importing it adds nothing)."""
@@ -276,7 +285,17 @@ def world(api, kb, other_kb) -> World:
         review_to_accept=reviews[1],
         review_to_revert=reviews[2],
         review_to_keep=reviews[3],
+        webhook=webhook_with_a_delivery(bot),
     )
+
+
+def webhook_with_a_delivery(bot) -> WebhookEndpoint:
+    """A webhook endpoint of the bot's (for an event the matrix causes none of), with one delivery in its log."""
+    endpoint = WebhookEndpoint.objects.create(
+        bot=bot, url="https://93.184.216.34/hook", events=["job.failed"], description=f"The {SECRET} hook."
+    )
+    WebhookDelivery.objects.create(bot=bot, endpoint=endpoint, event_id=f"evt_{SECRET}", event_type="job.failed")
+    return endpoint
 
 
 def conflict_review(older: Memory, newer: Memory) -> ReviewItem:
@@ -299,6 +318,7 @@ def state(bot) -> dict:
         "messages": Message.objects.filter(kb__bot=bot).values_list("id", flat=True),
         "items": IngestItem.objects.filter(kb__bot=bot).values_list("id", flat=True),
         "erasures": Erasure.objects.filter(bot=bot).values_list("id", flat=True),
+        "webhooks": WebhookEndpoint.objects.filter(bot=bot).values_list("id", "url", "description", "secret"),
     }
     return {name: sorted(values, key=repr) for name, values in rows.items()}
 

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase
+from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
 from kbsite.operators import OPERATED_APPS, OPERATORS_GROUP, OperatedAdmin, bot_path
 from knowledge.models import Chunk, Document
 from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, ReviewItem, Session
@@ -39,6 +39,8 @@ def bot_data(name: str) -> dict:
     Erasure.objects.create(bot=bot, user_id_sha256=f"{name}-sha", erased_by=f"{name} operator")
     newer = Memory.objects.create(kb=kb, end_user=user, text=f"The {name} user likes coffee now.", entities=[name])
     ReviewItem.objects.create(kb=kb, end_user=user, kind="conflict", older=memory, newer=newer, attribute="likes tea")
+    endpoint = WebhookEndpoint.objects.create(bot=bot, url=f"https://{name}.example/hook", events=["memory.created"])
+    WebhookDelivery.objects.create(bot=bot, endpoint=endpoint, event_id=f"evt_{name}", event_type="memory.created")
     return {"bot": bot, "kb": kb, "user": user, "memory": memory, "document": document}
 
 
@@ -76,6 +78,8 @@ OPERATED_MODELS = [
     Document,
     Chunk,
     ReviewItem,
+    WebhookEndpoint,
+    WebhookDelivery,
 ]
 
 

@@ -1,0 +1,208 @@
+"""Webhook workflows: events emitted, deliveries attempted and retried with backoff, due retries queued, redelivery.
+
+:func:`event_emit` is the one way an event goes out: in the transaction of the change it records a delivery for
+each active endpoint of the bot subscribed to its type, and queues one task per delivery when that commits (a
+rolled-back change sends nothing; no request waits for a receiver). The task runs :func:`delivery_run`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from kbsite.jobs import task_enqueue
+from kbsite.webhooks.delivery import post_signed
+from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+
+logger = logging.getLogger(__name__)
+
+TASK = "kbsite.webhooks.tasks.delivery_send"
+# A queued task that has not run after this long is taken as lost, and queued again by the sweep.
+REQUEUE_AFTER = timedelta(minutes=5)
+
+
+def listening(*, bot_ids: set[int], type: str) -> set[int]:
+    """Those of ``bot_ids`` with an active endpoint subscribed to ``type`` (before building an event's data)."""
+    endpoints = WebhookEndpoint.objects.filter(bot_id__in=bot_ids, is_active=True, events__contains=[type])
+    return set(endpoints.values_list("bot_id", flat=True).distinct())
+
+
+def event_emit(*, bot_id: int, type: str, data: dict) -> int:
+    """Emit one event of ``type`` for bot ``bot_id``. Returns how many deliveries it made."""
+    return events_emit(bot_id=bot_id, type=type, items=[data])
+
+
+def events_emit(*, bot_id: int, type: str, items: list[dict]) -> int:
+    """Emit an event of ``type`` for each of ``items`` (its ``data``), for bot ``bot_id``: a delivery for each
+    endpoint subscribed, tasks queued on commit. One query when no endpoint listens. Returns the deliveries made."""
+    if not items:
+        return 0
+    endpoints = list(WebhookEndpoint.objects.filter(bot_id=bot_id, is_active=True, events__contains=[type]))
+    if not endpoints:
+        return 0
+    now = timezone.now()
+    events = [_event(type, data, now) for data in items]
+    deliveries = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(
+            bot_id=bot_id,
+            endpoint=endpoint,
+            event_id=event_id,
+            event_type=type,
+            body=body,
+            next_attempt_at=now,
+            queued_at=now,
+        )
+        for endpoint in endpoints
+        for event_id, body in events
+    )
+    for delivery in deliveries:
+        task_enqueue(TASK, delivery.pk)
+    return len(deliveries)
+
+
+def _event(type: str, data: dict, now) -> tuple[str, str]:
+    """(id, JSON body) of one event."""
+    event_id = f"evt_{secrets.token_hex(12)}"
+    body = {"id": event_id, "type": type, "created": int(now.timestamp()), "data": data}
+    return event_id, json.dumps(body, cls=DjangoJSONEncoder, ensure_ascii=False)
+
+
+# --- Delivering -----------------------------------------------------------------------------------------------
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed attempt: WEBHOOK_RETRY_SECONDS, times 4 each time after,
+    at most WEBHOOK_RETRY_MAX_SECONDS (1 s, 4 s, 16 s, 64 s, 256 s by default)."""
+    return min(settings.WEBHOOK_RETRY_SECONDS * 4 ** (attempts - 1), settings.WEBHOOK_RETRY_MAX_SECONDS)
+
+
+def delivery_run(*, delivery_id: int) -> str | None:
+    """Attempt delivery ``delivery_id`` until it succeeds, its attempts are spent, or its next wait is longer than
+    a worker waits (WEBHOOK_RETRY_INLINE_SECONDS): the minute's sweep queues it again when it is due. Returns its
+    status then, or None when it is not this task's to attempt (done, or another task holds it)."""
+    delivery = _lease(delivery_id)
+    if delivery is None:
+        return None
+    try:
+        while True:
+            if not delivery.endpoint.is_active:
+                _finish(delivery, WebhookDelivery.Status.FAILED, error="the endpoint is disabled")
+                return delivery.status
+            if _attempt(delivery):
+                return delivery.status
+            delay = retry_delay(delivery.attempts)
+            if delay > settings.WEBHOOK_RETRY_INLINE_SECONDS:
+                return delivery.status  # pending, next_attempt_at set: the sweep takes it up
+            time.sleep(delay)
+            delivery.endpoint.refresh_from_db(fields=["is_active", "secret", "url"])
+    finally:
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(leased_until=None)
+
+
+def _lease(delivery_id: int) -> WebhookDelivery | None:
+    """The pending delivery, now held by this task: no other task attempts it while this one may be at it (the
+    attempts and the waits between them, with room to spare)."""
+    now = timezone.now()
+    held = settings.WEBHOOK_ATTEMPTS * (settings.WEBHOOK_TIMEOUT_SECONDS * 2 + settings.WEBHOOK_RETRY_INLINE_SECONDS)
+    taken = WebhookDelivery.objects.filter(
+        Q(leased_until__isnull=True) | Q(leased_until__lt=now),
+        pk=delivery_id,
+        status=WebhookDelivery.Status.PENDING,
+    ).update(leased_until=now + timedelta(seconds=held + 60))
+    if not taken:
+        return None
+    return WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+
+
+def _attempt(delivery: WebhookDelivery) -> bool:
+    """One attempt, logged; the delivery succeeded, failed for good, or waits for the next. Returns whether it is
+    finished."""
+    endpoint = delivery.endpoint
+    started = timezone.now()
+    outcome = post_signed(
+        url=endpoint.url,
+        secret=endpoint.secret,
+        body=delivery.body.encode(),
+        event_id=delivery.event_id,
+        event_type=delivery.event_type,
+    )
+    delivery.attempts += 1
+    WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=delivery.attempts,
+        started_at=started,
+        duration_ms=outcome.duration_ms,
+        response_code=outcome.response_code,
+        response_body=outcome.response_body,
+        error=outcome.error,
+    )
+    delivery.response_code, delivery.error = outcome.response_code, outcome.error
+    if outcome.succeeded:
+        _finish(delivery, WebhookDelivery.Status.SUCCEEDED)
+        endpoint.delivery_succeeded()
+        return True
+    if delivery.attempts >= settings.WEBHOOK_ATTEMPTS:
+        _finish(delivery, WebhookDelivery.Status.FAILED, error=f"{outcome.error} (gave up after {delivery.attempts})")
+        if endpoint.delivery_failed():
+            logger.warning("webhook endpoint %s disabled: %s", endpoint.pk, endpoint.disabled_reason)
+        return True
+    delivery.next_attempt_at = timezone.now() + timedelta(seconds=retry_delay(delivery.attempts))
+    delivery.save(update_fields=["attempts", "response_code", "error", "next_attempt_at"])
+    return False
+
+
+def _finish(delivery: WebhookDelivery, status: str, *, error: str | None = None) -> None:
+    delivery.status, delivery.next_attempt_at = status, None
+    if error is not None:
+        delivery.error = error[:500]
+    if status == WebhookDelivery.Status.SUCCEEDED:
+        delivery.delivered_at = timezone.now()
+    delivery.save(update_fields=["status", "attempts", "response_code", "error", "next_attempt_at", "delivered_at"])
+
+
+def deliveries_due_queue() -> int:
+    """Queue the task of each pending delivery that is due and that no task holds or is queued for (or whose
+    task was queued long ago, and lost). Runs with the jobs' sweep, every minute. Returns how many."""
+    now = timezone.now()
+    due = WebhookDelivery.objects.filter(
+        Q(leased_until__isnull=True) | Q(leased_until__lt=now),
+        # Queued before this attempt was due: that task was for an earlier attempt, and has run.
+        Q(queued_at__isnull=True) | Q(queued_at__lt=now - REQUEUE_AFTER) | Q(queued_at__lt=F("next_attempt_at")),
+        status=WebhookDelivery.Status.PENDING,
+        next_attempt_at__lte=now,
+    )
+    ids = list(due.values_list("pk", flat=True)[:1000])
+    WebhookDelivery.objects.filter(pk__in=ids).update(queued_at=now)
+    for pk in ids:
+        task_enqueue(TASK, pk)
+    return len(ids)
+
+
+def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery | None:
+    """Send a delivery's event again to its endpoint, as a new delivery (same event id and body, attempts anew).
+    None when the endpoint is disabled (enable it first)."""
+    if not delivery.endpoint.is_active:
+        return None
+    now = timezone.now()
+    with transaction.atomic():
+        again = WebhookDelivery.objects.create(
+            bot_id=delivery.bot_id,
+            endpoint_id=delivery.endpoint_id,
+            event_id=delivery.event_id,
+            event_type=delivery.event_type,
+            body=delivery.body,
+            next_attempt_at=now,
+            queued_at=now,
+            redelivery_of=delivery,
+        )
+        task_enqueue(TASK, again.pk)
+    return again

@@ -1,0 +1,23 @@
+"""What the knowledge app tells a bot's webhooks: ``document.indexed``, once a document's chunks are searchable."""
+
+from __future__ import annotations
+
+from kbsite.webhooks.events import EventType
+from kbsite.webhooks.services import event_emit
+
+
+def document_indexed(document, *, chunks: int) -> None:
+    """``document.indexed`` for ``document`` (its KB and bot loaded), now cut into ``chunks`` chunks."""
+    data = {
+        "kb": document.kb.name,
+        "document": {
+            "id": document.pk,
+            "slug": document.slug,
+            "title": document.title,
+            "type": document.doc_type,
+            "source": document.source,
+            "user_id": document.end_user.external_id if document.end_user_id else None,
+            "chunks": chunks,
+        },
+    }
+    event_emit(bot_id=document.kb.bot_id, type=EventType.DOCUMENT_INDEXED, data=data)
