@@ -168,7 +168,11 @@ class Product:
                     stderr=subprocess.STDOUT,
                 )
             )
-        self._wait_until_warm(web_workers)
+        try:
+            self._wait_until_warm(web_workers)
+        except BaseException:
+            self.stop()  # a web tier that failed to boot must not leave the worker cluster running
+            raise
 
     def _wait_until_warm(self, web_workers: int) -> None:
         """Until every web process has its embedding model ready: measured before, a recall would share the CPU
