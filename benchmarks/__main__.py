@@ -1,5 +1,5 @@
-"""`python -m benchmarks [ingest ...] [--mode offline|llm]`: run the named benchmarks (default: all but scale_out),
-print figures.
+"""`python -m benchmarks [ingest ...] [--mode offline|llm]`: run the named benchmarks (default: all but scale_out and
+soak), print figures. Other options (`soak --minutes 5 --external`) are left for the benchmark to read.
 
 ``recall`` and ``context`` measure two modes of extraction side by side: ``offline`` (the heuristic extractor) and
 ``llm`` (the product's LLM path, its LLM replaying LoCoMo's LLM-written observations: benchmarks/replay_llm.py).
@@ -12,8 +12,11 @@ import os
 import sys
 
 BENCHMARKS = ["ingest", "recall", "latency", "users", "users_scale", "proxy", "context", "dashboard", "truth"]
-# Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it).
-ON_REQUEST = ["scale_out"]
+# Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it);
+# the soak runs for 10 minutes.
+ON_REQUEST = ["scale_out", "soak"]
+# A benchmark's own options that take a value (read by the benchmark from sys.argv).
+VALUED_OPTIONS = {"--minutes"}
 
 
 def main(argv: list[str]) -> None:
@@ -23,7 +26,9 @@ def main(argv: list[str]) -> None:
             os.environ["BENCH_MODES"] = next(args, "")
         elif arg.startswith("--mode="):
             os.environ["BENCH_MODES"] = arg.split("=", 1)[1]
-        else:
+        elif arg in VALUED_OPTIONS:
+            next(args, None)
+        elif not arg.startswith("--"):
             names.append(arg)
     names = names or BENCHMARKS
     for name in names:
