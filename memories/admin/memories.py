@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
-from django.shortcuts import redirect
-from django.urls import reverse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
 
 from kbsite.operators import OperatedAdmin
-from memories.models import Edge, Entity, Insight, Memory
-from memories.services import QUARANTINED, insight_update, memory_add, memory_restore, memory_update
+from memories.admin import memory_page
+from memories.models import Edge, Entity, Insight, Memory, ReviewItem
+from memories.services import QUARANTINED, insight_update, memory_add, memory_forget, memory_restore, memory_update
 
 
 class RetiredFilter(admin.SimpleListFilter):
@@ -42,6 +46,8 @@ class RetiredFilter(admin.SimpleListFilter):
             return queryset.retired()
         return queryset
 
+
+NEW_VERSION_HELP = "A new wording is saved as a new version: this one is kept in the versions, retired (edited)."
 
 # What an operator may change on a memory's page (the rest is the product's record of it).
 EDITABLE = {"text", "kind", "entities", "topics", "importance", "metadata", "valid_from", "valid_to", "end_user"}
@@ -80,7 +86,6 @@ class MemoryAdmin(OperatedAdmin):
         "source_file",
         "provenance",
         "fed_insights",
-        "history",
         "retired_at",
         "superseded_by",
         "retired_reason",
@@ -94,7 +99,7 @@ class MemoryAdmin(OperatedAdmin):
         ("Valid time: when it was true in the world", {"fields": ["valid_from", "valid_to"]}),
         (
             "System time: when kbsite learned it and retired it",
-            {"fields": ["created_at", "retired_at", "retired_reason", "superseded_by", "history"]},
+            {"fields": ["created_at", "retired_at", "retired_reason", "superseded_by"]},
         ),
         ("Screening", {"fields": ["quarantined", "quarantine_reason"]}),
         (
@@ -104,6 +109,11 @@ class MemoryAdmin(OperatedAdmin):
         ("Record", {"fields": ["content_hash", "updated_at"]}),
     ]
     actions = ["retire_memories", "restore_memories", "release_quarantine"]
+    # The page tells the memory's story on top (status, what replaced it, Retire / Restore, its versions); its
+    # history page lists the versions and who changed what; deleting says what it loses.
+    change_form_template = "admin/memories/memory/change_form.html"
+    object_history_template = "admin/memories/memory/object_history.html"
+    delete_confirmation_template = "admin/memories/memory/delete_confirmation.html"
 
     @admin.display(description="text")
     def short_text(self, obj):
@@ -117,8 +127,15 @@ class MemoryAdmin(OperatedAdmin):
 
     @admin.display(description="came from")
     def provenance(self, obj):
+        """The turns (each a link to its page), the document chunk and the file the memory came from."""
         rows = [
-            format_html("<div>message {} / {}: {}</div>", m.session.external_id, m.external_id, m.content[:200])
+            format_html(
+                '<div>turn <a href="{}">{} / {}</a>: {}</div>',
+                reverse("admin:memories_message_change", args=[m.pk]),
+                m.session.external_id,
+                m.external_id,
+                m.content[:200],
+            )
             for m in obj.source_messages.select_related("session")
         ]
         if obj.source_chunk_id:
@@ -140,31 +157,119 @@ class MemoryAdmin(OperatedAdmin):
     def fed_insights(self, obj):
         return format_html_join("", "<div>#{}: {}</div>", ((i.pk, i.text[:200]) for i in obj.insights.all())) or "-"
 
-    @admin.display(description="supersedes")
-    def history(self, obj):
-        """Every version (edits, newer facts, restores), oldest first, this one in bold."""
-        versions = obj.versions() if obj.pk else []
-        if len(versions) < 2:
-            return "-"
-        return format_html_join(
-            "",
-            '<div{}><a href="../../{}/change/">#{}</a> {} · {}: {}</div>',
-            (
-                (
-                    mark_safe(' style="font-weight:bold"') if m.pk == obj.pk else "",
-                    m.pk,
-                    m.pk,
-                    f"{m.created_at:%Y-%m-%d %H:%M}",
-                    f"retired {m.retired_at:%Y-%m-%d %H:%M} ({m.retired_reason})" if m.retired_at else "live",
-                    m.text[:200],
-                )
-                for m in versions
-            ),
-        )
-
     def get_readonly_fields(self, request, obj=None):
         # A new memory's quarantine is decided by the screening (operators release it with the action).
         return self.readonly_fields if obj else [*self.readonly_fields, "quarantined"]
+
+    def has_change_permission(self, request, obj=None):
+        # A retired memory is kept as it was: its page is read-only and a post to it is refused; Restore (a button
+        # of its page, or the list's action) makes it live again, and editable.
+        if obj is not None and not obj.is_live:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        # Never deleted, retired: a delete loses the memory, its place among its versions and the review items
+        # about it, with no audit record. Operators retire (or erase an end user, which keeps one); a superuser
+        # may still delete, behind a confirmation saying what is lost.
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)  # many at once would skip the page saying what each one loses
+        return actions
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if obj is not None and "text" in form.base_fields:
+            form.base_fields["text"].help_text = NEW_VERSION_HELP
+        return form
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None and obj.pk:
+            context["story"] = memory_page.story(obj)
+            context["can_act"] = self.has_change_permission(request)  # Retire / Restore: the model's permission
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def history_view(self, request, object_id, extra_context=None):
+        """The memory's versions, and what people did to any of them in the admin, with who."""
+        memory = self.get_object(request, unquote(object_id))
+        extra = {}
+        if memory is not None:
+            rows = memory_page.version_rows(memory)
+            extra = {"versions": rows, "changes": memory_page.admin_changes([row["memory"] for row in rows])}
+        return super().history_view(request, object_id, {**extra, **(extra_context or {})})
+
+    def delete_view(self, request, object_id, extra_context=None):
+        memory = self.get_object(request, unquote(object_id))
+        extra = {}
+        if memory is not None and self.has_delete_permission(request, memory):
+            extra = {"losses": memory_page.deletion_losses(memory)}
+        return super().delete_view(request, object_id, {**extra, **(extra_context or {})})
+
+    def get_deleted_objects(self, objs, request):
+        # The review items about a memory go with it (their older or newer fact is gone): the confirmation says so.
+        # No one may delete them on their own, so Django would otherwise refuse the deletion to a superuser too.
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        perms_needed.discard(ReviewItem._meta.verbose_name)
+        return deleted, counts, perms_needed, protected
+
+    def get_urls(self):
+        own = [
+            path("<int:pk>/retire/", self.admin_site.admin_view(self.retire_view), name="memories_memory_retire"),
+            path("<int:pk>/restore/", self.admin_site.admin_view(self.restore_view), name="memories_memory_restore"),
+        ]
+        return own + super().get_urls()
+
+    @method_decorator(require_POST)
+    def retire_view(self, request, pk: int):
+        """The page's Retire button: retired with who and why, kept in its versions."""
+        memory = self._to_act_on(request, pk)
+        if self._retire(request, memory, request.POST.get("reason", "")):
+            self.message_user(request, f"Memory #{pk} retired: kept in its versions, and it can be restored.")
+        else:
+            self.message_user(request, f"Memory #{pk} was retired already.", messages.WARNING)
+        return redirect(reverse("admin:memories_memory_change", args=[pk]))
+
+    @method_decorator(require_POST)
+    def restore_view(self, request, pk: int):
+        """The page's Restore button: live again; a live replacement is retired in its place."""
+        memory = self._to_act_on(request, pk)
+        restored, replacement = self._restore(request, memory)
+        if not restored:
+            self.message_user(request, f"Memory #{pk} is live already.", messages.WARNING)
+        elif replacement is not None:
+            self.message_user(request, f"Memory #{pk} restored; #{replacement.pk}, which had replaced it, is retired.")
+        else:
+            self.message_user(request, f"Memory #{pk} restored.")
+        return redirect(reverse("admin:memories_memory_change", args=[pk]))
+
+    def _to_act_on(self, request, pk: int) -> Memory:
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        return get_object_or_404(self.get_queryset(request), pk=pk)
+
+    def _retire(self, request, memory: Memory, why: str = "") -> bool:
+        """Retire ``memory`` for the request's user (``why`` added to the reason), logged on its history."""
+        reason = f"retired by {request.user}" + (f": {why.strip()}" if why.strip() else "")
+        if not memory_forget(memory=memory, reason=reason[:200]):
+            return False
+        self.log_change(request, memory, f"Retired ({reason[:200]}).")
+        return True
+
+    def _restore(self, request, memory: Memory) -> tuple[bool, Memory | None]:
+        """Restore ``memory``, logged on its history and on its replacement's if that was retired in its place.
+        Returns whether it was restored (False: it was live) and that replacement, if any."""
+        replacement = memory.superseded_by if memory.superseded_by_id else None
+        if not memory_restore(memory=memory):
+            return False, None
+        self.log_change(request, memory, "Restored.")
+        if replacement is not None:
+            replacement.refresh_from_db()
+            if not replacement.is_live and replacement.superseded_by_id == memory.pk:
+                self.log_change(request, replacement, f"Retired ({replacement.retired_reason}).")
+                return True, replacement
+        return True, None
 
     def save_model(self, request, obj, form, change):
         """A new memory goes through memory_add, like a bot's: screened (a secret or an injection is stored
@@ -174,6 +279,7 @@ class MemoryAdmin(OperatedAdmin):
                 # A new wording is a new version: the edited memory is retired, "edited", in its history.
                 data = {name: getattr(obj, name) for name in form.changed_data if name in EDITABLE}
                 obj.version = memory_update(memory=Memory.objects.get(pk=obj.pk), data=data)
+                self.log_addition(request, obj.version, f"New version of #{obj.pk} (its text edited).")
             else:
                 super().save_model(request, obj, form, change)
             return
@@ -214,12 +320,12 @@ class MemoryAdmin(OperatedAdmin):
 
     @admin.action(description="Retire selected memories (kept in history)")
     def retire_memories(self, request, queryset):
-        count = sum(1 for memory in queryset.live() if memory.retire(reason=f"retired by {request.user}"))
+        count = sum(1 for memory in queryset.live() if self._retire(request, memory))
         self.message_user(request, f"{count} memories retired.")
 
     @admin.action(description="Restore selected memories (un-retire; a live replacement is retired instead)")
     def restore_memories(self, request, queryset):
-        count = sum(1 for memory in queryset.retired() if memory_restore(memory=memory))
+        count = sum(1 for memory in queryset.retired() if self._restore(request, memory)[0])
         self.message_user(request, f"{count} memories restored.")
 
     @admin.action(description="Release from quarantine (operator reviewed)")

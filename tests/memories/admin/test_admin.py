@@ -94,7 +94,8 @@ def test_change_pages_show_provenance_links_and_chunks(admin_client):
     insight = InsightFactory(kb=kb, memories=[memory], text="Alice is a cat person.")
 
     page = _page(admin_client, "memories_memory", memory.pk)
-    assert "message chat-7 / m-1: Hi, I&#x27;m Al" in page
+    turn = reverse("admin:memories_message_change", args=[message.pk])
+    assert f'turn <a href="{turn}">chat-7 / m-1</a>: Hi, I&#x27;m Al' in page  # linked to the turn's page
     assert "handbook#3" in page and "Alice keeps seven cats at home." in page and "file cats.txt" in page
     assert "Alice is a cat person." in page
     assert "Alice owns seven cats." in _page(admin_client, "memories_insight", insight.pk)
