@@ -7,8 +7,15 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
+import threading
+from collections import Counter
 
+import pytest
 import requests
 from asgiref.sync import AsyncToSync, SyncToAsync
 from django.contrib.staticfiles import finders
@@ -16,7 +23,7 @@ from django.core.signals import request_finished
 
 from kbsite.serving import StreamedBody, SyncViews
 from memories.models import Memory
-from tests.conftest import wait_for
+from tests.conftest import ROOT, database_url, wait_for
 from tests.factories import MemoryFactory
 
 
@@ -185,3 +192,99 @@ def test_a_response_is_completed_from_a_context_of_no_request_thread(transaction
             assert body == static_bytes(path)
     pieces = sum(1 for message in asyncio.run(_request(views, SWAGGER))[0] if message.get("body"))
     assert pieces == -(-len(static_bytes(SWAGGER)) // StreamedBody.PIECE)  # 64 KiB a piece, not a 4 KiB chunk a hop
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+@pytest.fixture
+def served(transactional_db, settings, tmp_path):
+    """``manage.py serve --no-worker`` with two web processes on the test database: the product as it runs."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
+    env.update(
+        DATABASE_URL=database_url(),
+        KBSITE_VAR_DIR=str(tmp_path / "var"),
+        KBSITE_DATA_DIR=str(settings.KBSITE_DATA_DIR),
+        LLM_BASE_URL="",
+        LLM_MODEL="",
+        PYTHONUNBUFFERED="1",
+    )
+    command = [sys.executable, "manage.py", "serve", "--no-worker", "--web-workers", "2", "--bind"]
+    log = open(tmp_path / "serve.log", "w+")  # noqa: SIM115 - closed below
+    serve = subprocess.Popen(
+        [*command, f"127.0.0.1:{port}"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: serve.poll() is not None or _answers(f"{url}/api/health/"), 120, "manage.py serve")
+        assert serve.poll() is None, "serve stopped"
+        yield url, tmp_path / "var" / "log" / "kbsite.log"
+    finally:
+        os.killpg(serve.pid, signal.SIGTERM)  # serve stops its gunicorn; gunicorn its workers
+        try:
+            serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait()
+        log.close()
+
+
+# What an admin page and the API docs load, and the pages themselves.
+MIXED = [
+    ACTIONS,
+    "/api/health/",
+    "/static/admin/js/urlify.js",
+    "/api/docs/",
+    "/static/admin/css/base.css",
+    "/admin/login/",
+    "/static/admin/js/vendor/select2/select2.full.min.js",
+    SWAGGER,
+    "/static/admin/js/vendor/jquery/jquery.min.js",
+]
+
+
+def _keep_alive_client(url: str, start: int, count: int, answers: list) -> None:
+    """``count`` requests on one keep-alive connection, each asked as soon as the last is read, going round MIXED."""
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=60)
+    try:
+        for n in range(count):
+            path = MIXED[(start + n) % len(MIXED)]
+            connection.request("GET", path)
+            response = connection.getresponse()
+            answers.append((path, response.status, response.read(), response.will_close))
+    finally:
+        connection.close()
+
+
+@pytest.mark.e2e
+def test_keep_alive_clients_get_every_answer(served):
+    """Four keep-alive connections at once, 100 requests each for static files, pages and the health check, against
+    ``manage.py serve``: no 5xx, every file's bytes as on disk, every connection kept open (issue 31: 75 of 300
+    static files and 21 of 300 mixed requests answered 500 "CurrentThreadExecutor already quit or is broken")."""
+    url, log = served
+    answers = []
+    clients = [threading.Thread(target=_keep_alive_client, args=(url, n, 100, answers)) for n in range(4)]
+    for client in clients:
+        client.start()
+    for client in clients:
+        client.join(timeout=300)
+    assert len(answers) == 400
+    statuses = Counter(status for _, status, _, _ in answers)
+    assert statuses == {200: 400}, f"{statuses}; the server's log ends:\n{log.read_text()[-3000:]}"
+    files = {path: static_bytes(path) for path in MIXED if path.startswith("/static/")}
+    assert all(body == files[path] for path, _, body, _ in answers if path in files)
+    assert all(json.loads(body)["status"] == "ok" for path, _, body, _ in answers if path == "/api/health/")
+    assert not any(will_close for _, _, _, will_close in answers)
+    assert "CurrentThreadExecutor" not in log.read_text()
