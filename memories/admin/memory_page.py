@@ -113,7 +113,7 @@ def deletion_losses(memory: Memory) -> list[str]:
             f"the links of the {insights} live insight(s) drawn from it; they stay live, and still say what it said."
         )
     losses.append(
-        "any audit of it but the admin's log line. To remove an end user's data on their request, erase the end user "
-        "(their page, Erase): that keeps an audit record."
+        "any record of it but the admin's log line (who deleted it, when, its first words). To remove an end user's "
+        "data on their request, erase the end user (their page, Erase): that keeps an audit record."
     )
     return losses
