@@ -30,7 +30,7 @@ from kbsite.ai import llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
 from kbsite.signals import jobs_healed
-from kbsite.stats import stats_add
+from kbsite.stats import stats_add, usage_add
 from kbsite.webhooks.events import job_failed
 
 logger = logging.getLogger(__name__)
@@ -134,7 +134,13 @@ def job_run(job: JobRun, work: Work) -> JobRun:
 
 
 def _job_stats(job: JobRun, meter: llm.Meter, *, failed: bool) -> None:
-    """Add what the run did and spent to its KB's statistics of the day."""
+    """Record what the run spent on its row (LLM calls, texts embedded; its work counts its tokens), and add what it
+    did and spent to its KB's statistics and its bot's usage of the day."""
+    job.llm_calls, job.embeddings = meter.calls, meter.embeddings
+    try:
+        JobRun.objects.filter(pk=job.pk).update(llm_calls=job.llm_calls, embeddings=job.embeddings)
+    except DatabaseError:  # what stopped the job may have broken the connection: the figures are not worth more
+        logger.warning("job %s: its usage was not recorded", job.pk, exc_info=True)
     if job.kb_id is None:
         return
     stats_add(
@@ -148,6 +154,27 @@ def _job_stats(job: JobRun, meter: llm.Meter, *, failed: bool) -> None:
         jobs_failed=int(failed),
         jobs_succeeded=int(job.status == JobRun.Status.SUCCEEDED),
     )
+    if settings.USAGE_ACCOUNTING:
+        usage_add(
+            bot_id=job.kb.bot_id,
+            kb_id=job.kb_id,
+            end_user_id=_end_user_id(job),
+            jobs=1,
+            llm_calls=meter.calls,
+            tokens_in=meter.tokens_in,
+            tokens_out=meter.tokens_out,
+            embeddings=meter.embeddings,
+            server_ms=meter.server_ms(),
+        )
+
+
+def _end_user_id(job: JobRun) -> int | None:
+    """The end user whose input the job worked on (an ingest item or document of theirs); None for shared input or
+    input of many (a KB's unprocessed turns)."""
+    try:
+        return getattr(job.object, "end_user_id", None) if job.object_id else None
+    except DatabaseError:
+        return None
 
 
 def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:

@@ -1,5 +1,6 @@
 """Daily statistics per knowledge base (:class:`~kbsite.models.DailyStat`), kept as things happen: one upsert adds
-an event's counts to its KB's row of the day. The dashboard reads them instead of counting big tables.
+an event's counts to its KB's row of the day. The dashboard reads them instead of counting big tables. Daily usage
+per bot, KB and end user (:class:`~kbsite.models.stats.DailyUsage`, :func:`usage_add`) is kept the same way.
 
 A statistic is never worth a failed request: an upsert that fails is logged and dropped (inside a transaction, in
 a savepoint of its own, so the transaction goes on).
@@ -22,7 +23,8 @@ from datetime import date, timedelta
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from kbsite.models import DailyStat, KnowledgeBase
+from kbsite.models import Bot, DailyStat, EndUser, KnowledgeBase
+from kbsite.models.stats import DailyUsage
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +33,10 @@ COUNTS = tuple(
 )
 
 
+USAGE = ("requests", "jobs", "llm_calls", "tokens_in", "tokens_out", "embeddings", "server_ms")
+
 _buffer: defaultdict[tuple[date, int], Counter] | None = None
+_usage_buffer: defaultdict[tuple[date, int, int | None, int | None], Counter] = defaultdict(Counter)
 _buffer_lock = threading.Lock()
 
 
@@ -99,18 +104,68 @@ def stats_buffered(seconds: float = 1.0) -> None:
 
 
 def stats_flush() -> None:
-    """Write the buffered counts (none without a buffer)."""
+    """Write the buffered counts and usage (none without a buffer)."""
     if _buffer is None:
         return
     with _buffer_lock:
         rows = {key: dict(counts) for key, counts in _buffer.items() if counts}
         _buffer.clear()
-    if not rows:
+        usage = {key: dict(counts) for key, counts in _usage_buffer.items() if counts}
+        _usage_buffer.clear()
+    for write, what, buffered in ((_write, "statistics", rows), (_usage_write, "usage", usage)):
+        if not buffered:
+            continue
+        try:
+            write(buffered)
+        except Exception:  # the database away for a moment: these counts are lost, the next ones will be written
+            logger.warning("daily %s not written: %s", what, buffered, exc_info=True)
+
+
+def usage_add(*, bot_id: int, kb_id: int | None = None, end_user_id: int | None = None, **counts: int) -> None:
+    """Add ``counts`` (names of :class:`DailyUsage` counters) to today's usage of the bot for that KB (None: its
+    always-on KBs) and end user (None: none)."""
+    unknown = set(counts) - set(USAGE)
+    if unknown:
+        raise ValueError(f"not a usage counter: {', '.join(sorted(unknown))}")
+    counts = {name: n for name, n in counts.items() if n}
+    if not counts:
         return
+    key = (timezone.now().date(), bot_id, kb_id, end_user_id)
+    if _buffer is not None:
+        with _buffer_lock:
+            _usage_buffer[key].update(counts)
+        return
+    _usage_write({key: counts})
+
+
+def _usage_write(rows: dict[tuple, dict[str, int]]) -> None:
+    """Add each (day, bot, KB, end user)'s usage to its row, in one statement; a bot, KB or end user deleted since
+    its usage was buffered is left out."""
+    table = DailyUsage._meta.db_table
+    columns = ("day", "bot_id", "kb_id", "end_user_id", *USAGE)
+    row = "(%s::date" + ", %s::bigint" * (len(columns) - 1) + ")"
+    values = ", ".join([row] * len(rows))
+    params: list = []
+    for key, counts in sorted(rows.items(), key=lambda row: tuple(-1 if x is None else x for x in row[0])):
+        params += [*key, *(counts.get(name, 0) for name in USAGE)]
+    written = sorted({name for counts in rows.values() for name in counts})
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) "
+        f"SELECT * FROM (VALUES {values}) AS v ({', '.join(columns)}) "
+        f"WHERE EXISTS (SELECT 1 FROM {Bot._meta.db_table} b WHERE b.id = v.bot_id) "
+        f"AND (v.kb_id IS NULL OR EXISTS (SELECT 1 FROM {KnowledgeBase._meta.db_table} kb WHERE kb.id = v.kb_id)) "
+        f"AND (v.end_user_id IS NULL OR EXISTS (SELECT 1 FROM {EndUser._meta.db_table} u WHERE u.id = v.end_user_id)) "
+        f"ON CONFLICT (day, bot_id, kb_id, end_user_id) DO UPDATE SET "
+        + ", ".join(f"{n} = {table}.{n} + EXCLUDED.{n}" for n in written)
+    )
     try:
-        _write(rows)
-    except Exception:  # the database away for a moment: these counts are lost, the next ones will be written
-        logger.warning("daily statistics not written: %s", rows, exc_info=True)
+        if connection.in_atomic_block:
+            with transaction.atomic():
+                _execute(sql, params)
+        else:
+            _execute(sql, params)
+    except DatabaseError:
+        logger.warning("daily usage not recorded: %s", rows, exc_info=True)
 
 
 def _execute(sql: str, params: list) -> None:

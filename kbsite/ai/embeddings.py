@@ -22,6 +22,8 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from kbsite.ai import usage
+
 logger = logging.getLogger(__name__)
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -264,12 +266,14 @@ def get_embedder():
 
 
 def embed(texts: Sequence[str]) -> list:
-    """Embed many texts in batches with the configured backend (one vector per text)."""
+    """Embed many texts in batches with the configured backend (one vector per text); counted on the usage meters."""
+    usage.count(embeddings=len(texts))
     return get_embedder().embed(texts)
 
 
 def embed_query(text: str):
-    """Embed one query, as fast as the backend allows (recall's critical path)."""
+    """Embed one query, as fast as the backend allows (recall's critical path); counted on the usage meters."""
+    usage.count(embeddings=1)
     embedder = get_embedder()
     if hasattr(embedder, "embed_one"):
         return embedder.embed_one(text)

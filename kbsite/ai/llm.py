@@ -7,17 +7,18 @@ delimited blocks marked as untrusted data; provider failures become
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import re
 import time
-from collections.abc import Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from django.conf import settings
+
+from kbsite.ai import usage as meters
+from kbsite.ai.usage import Meter, metered  # noqa: F401 (jobs and answers meter their LLM calls: llm.metered)
 
 logger = logging.getLogger(__name__)
 
@@ -53,35 +54,8 @@ def mode_label() -> str:
     )
 
 
-@dataclass
-class Meter:
-    """The LLM calls made, and their tokens, while it was on (see :func:`metered`)."""
-
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-
-
-_meter: ContextVar[Meter | None] = ContextVar("llm_meter", default=None)
-
-
-@contextlib.contextmanager
-def metered() -> Iterator[Meter]:
-    """Count the LLM calls made inside the block (a job, an answer), failed ones included."""
-    meter = Meter()
-    token = _meter.set(meter)
-    try:
-        yield meter
-    finally:
-        _meter.reset(token)
-
-
 def _count(*, calls: int = 0, tokens_in: int = 0, tokens_out: int = 0) -> None:
-    meter = _meter.get()
-    if meter is not None:
-        meter.calls += calls
-        meter.tokens_in += tokens_in
-        meter.tokens_out += tokens_out
+    meters.count(calls=calls, tokens_in=tokens_in, tokens_out=tokens_out)
 
 
 def untrusted(label: str, text: str) -> str:

@@ -63,6 +63,8 @@ class JobRun(models.Model):
     facts_quarantined = models.PositiveIntegerField(default=0)
     tokens_in = models.PositiveIntegerField(default=0)
     tokens_out = models.PositiveIntegerField(default=0)
+    llm_calls = models.PositiveIntegerField(default=0, help_text="LLM calls of its last run, failed ones included.")
+    embeddings = models.PositiveIntegerField(default=0, help_text="Texts its last run embedded.")
     error = models.TextField(blank=True)
     detail = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

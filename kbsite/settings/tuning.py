@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from kbsite.env import env_float, env_int, env_str, var_dir
+from kbsite.env import env_bool, env_float, env_int, env_str, var_dir
 
 # Per-KB folders (inbox/, processed/, failed/, knowledge/) live under KBSITE_DATA_DIR.
 KBSITE_DATA_DIR = Path(env_str("KBSITE_DATA_DIR", str(var_dir() / "data")))
@@ -65,3 +65,6 @@ if ARCHIVE_KEEP_TURNS >= ARCHIVE_AFTER_TURNS:
 DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 30, minimum=0)
 # A job queued longer than this is shown as waiting on workers that may not be running.
 DASHBOARD_STUCK_MINUTES = env_int("DASHBOARD_STUCK_MINUTES", 5, minimum=1)
+# Recall, context and ask answer with what they spent (``usage``: LLM calls, tokens, texts embedded, server time),
+# the chat proxies say it in Kbsite-Usage-* headers, and each bot's daily usage is kept (GET /api/v1/usage/).
+USAGE_ACCOUNTING = env_bool("USAGE_ACCOUNTING", True)

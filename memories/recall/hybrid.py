@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import json
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,7 +20,7 @@ from kbsite.stats import stats_add
 from memories.recall.concepts import concept_words
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
-from memories.recall.neighbours import conversation_context, supplements_find
+from memories.recall.neighbours import conversation_context, supplements_find, turn_context
 from memories.recall.query import named, query_period
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
@@ -105,6 +106,8 @@ def recall(q: RecallQuery) -> list[Hit]:
     fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about_user=q.end_user_id is not None)
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
+        if turns:
+            turn_context(fusion, next(t for t in tables if t.type == "turn"))
     kb_names = {kb.pk: kb.name for kb in kbs}
     found = hits_load(fusion.scores.keys(), kb_names) | turn_hits_load(
         [pk for t, pk in fusion.scores if t == "turn"], kb_names
@@ -203,8 +206,9 @@ def _pack(hits: list[Hit], k: int, budget_chars: int | None, limits=None) -> lis
 
 
 def query_embedding(query: str) -> Future:
-    """The query's embedding, computed on another thread (pass it to :func:`recall` as ``query_vector``)."""
-    return _embedder().submit(embeddings.embed_query, query)
+    """The query's embedding, computed on another thread (pass it to :func:`recall` as ``query_vector``), in a copy
+    of this context: it counts on the caller's usage meter."""
+    return _embedder().submit(contextvars.copy_context().run, embeddings.embed_query, query)
 
 
 @functools.cache
