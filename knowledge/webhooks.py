@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from kbsite.webhooks.events import EventType
-from kbsite.webhooks.services import event_emit
+from kbsite.webhooks.services import event_emit, listening
 
 
 def document_indexed(document, *, chunks: int) -> None:
-    """``document.indexed`` for ``document`` (its KB and bot loaded), now cut into ``chunks`` chunks."""
+    """``document.indexed`` for ``document``, now cut into ``chunks`` searchable chunks (by its indexing job, a
+    write-through, a chunk edited, an archive), when its bot listens."""
+    if not listening(bot_ids={document.kb.bot_id}, type=EventType.DOCUMENT_INDEXED):
+        return
     data = {
         "kb": document.kb.name,
         "document": {

@@ -12,6 +12,7 @@ from kbsite import jobs, locks
 from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
 from kbsite.models import EndUser, KnowledgeBase, Mode
+from memories import webhooks
 from memories.models import Edge, Entity, Insight, Memory, TermStat, text_hash
 from memories.reviews.records import supersession_reviews
 
@@ -108,6 +109,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
             quarantine_reason=screening.reason,
         )
         version.source_messages.set(memory.source_messages.all())
+        webhooks.memories_created([version])
         if not memory.retire(reason=EDITED, superseded_by=version):
             raise MemoryRetired(f"memory {memory.pk} was retired meanwhile")
         supersession_reviews([(memory.pk, version.pk)], reason=EDITED)
@@ -255,6 +257,7 @@ def memory_add(
             quarantined=screening.quarantined,
             quarantine_reason=screening.reason,
         )
+        webhooks.memories_created([memory])
         enqueue_embed_missing(kb_id=kb.pk)
     return memory, True
 

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from kbsite.ai import defence, embeddings, splitting
 from kbsite.ai.vectors import as_vectors
+from knowledge import webhooks
 from knowledge.models import Chunk, Document
 
 
@@ -51,6 +52,7 @@ def document_index(*, document: Document, prepared: Indexing | None = None) -> i
         document.error = ""
         document.quarantine_reason = "; ".join(prepared.flags)[:300]
         document.save(update_fields=["status", "error", "quarantine_reason", "updated_at"])
+        webhooks.document_indexed(document, chunks=len(prepared.pieces))
     return len(prepared.pieces)
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 from kbsite import jobs
 from kbsite.ai import embeddings
 from kbsite.models import JobRun
-from knowledge import files, webhooks
+from knowledge import files
 from knowledge.extractors import ExtractionFailed, extract_text
 from knowledge.models import Document
 from knowledge.services.indexing import document_index
@@ -90,5 +90,4 @@ def document_process(*, job: JobRun) -> JobRun:
     job.detail = {"document": document.slug, "chunks": job.items_read}
     job.finish(status=JobRun.Status.SUCCEEDED)
     document_indexed.send(sender=Document, document=document)
-    webhooks.document_indexed(document, chunks=job.items_read)
     return job
