@@ -1,6 +1,7 @@
 """The operators' console in a real browser (Debian's headless Chromium through Selenium), issue 20: the dashboard
 draws its charts (Chart.js, served by kbsite itself) from a populated database, and an operator of bot alpha sees
-nothing of bot bravo's on any page they open, where a superuser sees both."""
+nothing of bot bravo's on any page they open, where a superuser sees both; served as ``manage.py serve`` serves
+them, admin pages load every script on each of many reloads (issue 31)."""
 
 from __future__ import annotations
 
@@ -156,3 +157,41 @@ def test_the_main_lists_read_at_1400_pixels(live_server, transactional_db, admin
     browser.get(f"{live_server.url}/admin/memories/memory/")
     text_width = browser.execute_script("return document.querySelector('tbody .field-short_text').clientWidth")
     assert text_width > 300, text_width
+
+
+# Each resource the page loaded and its HTTP status (0: none, such as a failed connection).
+RESOURCES = "return performance.getEntriesByType('resource').map(e => [e.name, e.initiatorType, e.responseStatus])"
+# What the admin's scripts define once they have run: jQuery and django.jQuery, actions.js, urlify.js, select2's.
+ADMIN_SCRIPTS_RAN = (
+    "return [typeof django !== 'undefined' && typeof django.jQuery === 'function', typeof window.Actions,"
+    " typeof window.URLify, typeof django.jQuery.fn.select2]"
+)
+
+
+def test_admin_pages_load_every_script_on_each_reload(asgi_server, transactional_db, admin_user, browser):
+    """Ten loads each of the knowledge base list, a knowledge base's page and the new one's (select2 for its bot)
+    from the ASGI server as serve runs it, the browser's cache off: every script and stylesheet answered 200, and
+    the admin's scripts ran (issue 31: 2 of 4 loads lost actions.js, urlify.js or select2's to a 500)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    data = bot_data("alpha")
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": True})  # each load asks for every file
+    log_in(browser, asgi_server, "admin", "password")
+    # The list, a KB's page, and the new KB's page with its bot's autocomplete (select2).
+    pages = {
+        "/admin/kbsite/knowledgebase/": "undefined",
+        f"/admin/kbsite/knowledgebase/{data['kb'].pk}/change/": "undefined",
+        "/admin/kbsite/knowledgebase/add/": "function",
+    }
+    for load in range(10):
+        for page, select2 in pages.items():
+            browser.get(f"{asgi_server.url}{page}")
+            WebDriverWait(browser, 30).until(lambda b: b.execute_script("return document.readyState") == "complete")
+            resources = browser.execute_script(RESOURCES)
+            loaded = [(name, status) for name, kind, status in resources if kind in ("script", "link")]
+            failed = [(name, status) for name, status in loaded if status != 200]
+            assert len(loaded) >= 10 and not failed, (load, page, failed)
+            assert any(name.endswith("/admin/js/actions.js") for name, _ in loaded), (load, page, loaded)
+            ran = browser.execute_script(ADMIN_SCRIPTS_RAN)
+            assert ran == [True, "function", "function", select2], (load, page, ran)
