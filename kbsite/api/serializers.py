@@ -1,15 +1,32 @@
-"""Serializers of the base app's own API: job runs, the bot's keys and those of its end users."""
+"""Serializers of the base app's own API: job runs, the bot's keys and those of its end users, usage (in answers,
+of jobs, per day)."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from kbsite.models import ApiKey, JobRun
+from kbsite.models.stats import DailyUsage
+
+
+class UsageSerializer(serializers.Serializer):
+    """What kbsite spent on one answer or job."""
+
+    llm_calls = serializers.IntegerField(help_text="LLM calls made, failed ones included.")
+    tokens_in = serializers.IntegerField(help_text="Prompt tokens of those calls, as the LLM counted them.")
+    tokens_out = serializers.IntegerField(help_text="Completion tokens of those calls.")
+    embeddings = serializers.IntegerField(help_text="Texts embedded (the query is one).")
+    server_ms = serializers.IntegerField(help_text="Milliseconds spent (a job: its run, start to finish).")
+
+
+USAGE_HELP = "What this answer spent (absent when USAGE_ACCOUNTING is off)."
 
 
 class JobRunSerializer(serializers.ModelSerializer):
     kb = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
     mode = serializers.CharField(read_only=True, help_text="llm, heuristic or manual; empty until the job has run.")
+    usage = serializers.SerializerMethodField(help_text="What its last run spent; null until it has finished.")
 
     class Meta:
         model = JobRun
@@ -30,6 +47,7 @@ class JobRunSerializer(serializers.ModelSerializer):
             "facts_quarantined",
             "tokens_in",
             "tokens_out",
+            "usage",
             "error",
             "detail",
             "created_at",
@@ -37,6 +55,18 @@ class JobRunSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(UsageSerializer(allow_null=True))
+    def get_usage(self, job: JobRun) -> dict | None:
+        if job.started_at is None or job.finished_at is None:
+            return None
+        return {
+            "llm_calls": job.llm_calls,
+            "tokens_in": job.tokens_in,
+            "tokens_out": job.tokens_out,
+            "embeddings": job.embeddings,
+            "server_ms": max(0, round((job.finished_at - job.started_at).total_seconds() * 1000)),
+        }
 
 
 class JobRetriedSerializer(serializers.Serializer):
@@ -66,3 +96,27 @@ class EndUserKeySerializer(KeySerializer):
 
     class Meta(KeySerializer.Meta):
         fields = ["id", "user_id", *KeySerializer.Meta.fields[1:]]
+
+
+class DailyUsageSerializer(serializers.ModelSerializer):
+    """A bot's usage of one day for one KB (null: its always-on KBs together, for context blocks) and one end user
+    (null: none)."""
+
+    kb = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
+    user_id = serializers.CharField(source="end_user.external_id", read_only=True, allow_null=True, default=None)
+
+    class Meta:
+        model = DailyUsage
+        fields = [
+            "day",
+            "kb",
+            "user_id",
+            "requests",
+            "jobs",
+            "llm_calls",
+            "tokens_in",
+            "tokens_out",
+            "embeddings",
+            "server_ms",
+        ]
+        read_only_fields = fields

@@ -1,5 +1,7 @@
-"""Routes of the base app's own API: job runs, the bot's keys and those of its end users, its webhook endpoints."""
+"""Routes of the base app's own API: job runs, the bot's keys and those of its end users, its webhook endpoints, its
+daily usage."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from kbsite.api import views
@@ -12,4 +14,4 @@ router.register("keys", views.BotKeyViewSet, basename="key")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
 router.register(rf"users/(?P<user_id>{USER_ID_RE.strip('^$')})/keys", views.EndUserKeyViewSet, basename="end-user-key")
 
-urlpatterns = router.urls
+urlpatterns = [path("usage/", views.UsageView.as_view(), name="usage"), *router.urls]

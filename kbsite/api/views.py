@@ -1,17 +1,24 @@
 """The base app's own API: the calling bot's job runs (and retrying a failed one), its keys and those of its end
-users."""
+users, its daily usage."""
 
 from __future__ import annotations
 
 import django_filters
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from kbsite.api.serializers import EndUserKeySerializer, JobRetriedSerializer, JobRunSerializer, KeySerializer
+from kbsite.api.serializers import (
+    DailyUsageSerializer,
+    EndUserKeySerializer,
+    JobRetriedSerializer,
+    JobRunSerializer,
+    KeySerializer,
+)
 from kbsite.jobs import job_retry
 from kbsite.models import ApiKey, EndUser, JobRun
+from kbsite.models.stats import DailyUsage
 
 
 class JobRunFilterSet(django_filters.FilterSet):
@@ -113,3 +120,40 @@ class EndUserKeyViewSet(_KeyViewSet):
 
     def owner(self) -> EndUser:
         return EndUser.objects.seen(self.request.user, self.kwargs["user_id"])
+
+
+class DailyUsageFilterSet(django_filters.FilterSet):
+    kb = django_filters.CharFilter(field_name="kb__name", help_text="One knowledge base's usage.")
+    user_id = django_filters.CharFilter(field_name="end_user__external_id", help_text="One end user's usage.")
+
+    class Meta:
+        model = DailyUsage
+        fields = ["kb", "user_id"]
+
+
+# ``from`` and ``to`` are Python keywords: declared after the class.
+DailyUsageFilterSet.base_filters["from"] = django_filters.DateFilter(
+    field_name="day", lookup_expr="gte", help_text="First day (YYYY-MM-DD, UTC), included."
+)
+DailyUsageFilterSet.base_filters["to"] = django_filters.DateFilter(
+    field_name="day", lookup_expr="lte", help_text="Last day (YYYY-MM-DD, UTC), included."
+)
+
+
+class UsageView(generics.ListAPIView):
+    """The calling bot's usage per day, KB and end user, newest day first: its recalls, context blocks and answers
+    (the chat proxies' context blocks among them) and its jobs, with the LLM calls and tokens, texts embedded and
+    milliseconds they spent. ``kb`` is null for context blocks (they span the always-on KBs), ``user_id`` for what
+    served no end user. A key of one end user sees its own user's usage only."""
+
+    serializer_class = DailyUsageSerializer
+    filterset_class = DailyUsageFilterSet
+    end_user_actions = {"get"}
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return DailyUsage.objects.none()
+        rows = DailyUsage.objects.filter(bot=self.request.user).select_related("kb", "end_user")
+        if self.request.auth.end_user_key:
+            rows = rows.filter(end_user=self.request.auth.end_user)
+        return rows.order_by("-day", "kb__name", "end_user__external_id", "id")

@@ -4,7 +4,7 @@ one KB, or one end user (the admin's index page, :mod:`memories.admin.site`, sho
 Per request it reads no big table: the counts of memories, waiting turns and jobs come from a small cache
 refreshed every DASHBOARD_CACHE_SECONDS (one grouped count per table, through indexes), and the 30 days of
 figures from the daily statistics (:mod:`kbsite.stats`), thirty rows a KB. An end user's own figures are counted
-from their rows, which are few.
+from their rows, which are few. Today's usage per bot is summed from the daily usage rows (one a KB and end user).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, F
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from kbsite.models import EndUser, JobRun, KnowledgeBase
-from kbsite.stats import stats_series
+from kbsite.models.stats import DailyUsage
+from kbsite.stats import USAGE, stats_series
 from memories.models import Memory, Message, ReviewItem
 
 CACHE_KEY = "dashboard:kb-counts"
@@ -104,6 +105,17 @@ def user_series(end_user: EndUser, days: int = DAYS) -> dict:
     return series
 
 
+def usage_today(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> list[dict]:
+    """Today's usage (UTC) per bot of ``kbs``: what it spent on these KBs and on its context blocks (which span its
+    always-on KBs), or only on ``end_user``; a row a bot with any, by name."""
+    rows = DailyUsage.objects.filter(day=timezone.now().date(), bot__in={kb.bot_id for kb in kbs})
+    rows = rows.filter(Q(kb__in=[kb.pk for kb in kbs]) | Q(kb__isnull=True))
+    if end_user is not None:
+        rows = rows.filter(end_user=end_user)
+    sums = rows.values("bot__name").annotate(**{name: Sum(name) for name in USAGE}).order_by("bot__name")
+    return [{"bot": row.pop("bot__name"), **row} for row in sums]
+
+
 @dataclass
 class Dashboard:
     kbs: list[KnowledgeBase]
@@ -114,6 +126,7 @@ class Dashboard:
     stuck_jobs: int
     end_user: EndUser | None = None
     alerts: list[str] = field(default_factory=list)
+    usage: list[dict] = field(default_factory=list)
 
 
 def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Dashboard:
@@ -139,6 +152,7 @@ def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Dash
         counted_at=counted_at,
         stuck_jobs=stuck,
         end_user=end_user,
+        usage=usage_today(kbs, end_user),
     )
     if totals["jobs_failed"]:
         board.alerts.append(f"{totals['jobs_failed']} failed jobs: their input is kept; retry them below.")

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kbsite.api.authentication import caller_for, caller_writing
+from kbsite.api.metering import MeteredMixin
 from kbsite.api.mixins import KB_NAME, active_kb
 from kbsite.api.parsers import JSONLinesParser, MultiPartParser
 from kbsite.models import NAME_RE, KnowledgeBase
@@ -44,9 +45,10 @@ def _kb_with_counts(request, name: str) -> KnowledgeBase:
     return kb_get(bot=request.user, name=name, queryset=selectors.kb_list_with_counts())
 
 
-class KnowledgeBaseViewSet(viewsets.ModelViewSet):
-    """The calling bot's knowledge bases, with counts."""
+class KnowledgeBaseViewSet(MeteredMixin, viewsets.ModelViewSet):
+    """The calling bot's knowledge bases, with counts; recall and ask answer with their usage."""
 
+    metered_actions = frozenset({"recall", "ask"})
     serializer_class = KnowledgeBaseSerializer
     end_user_actions = {"messages", "ingest", "recall", "ask"}  # what a key of one end user may do, as them
     read_actions = {"recall", "ask"}  # the POSTs a read-only key may make
@@ -122,6 +124,7 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params.is_valid(raise_exception=True)
         data = params.validated_data
         caller = caller_for(request, data)
+        self.metered_for(kb=kb, end_user_id=caller.end_user_id)
         hits = recall.recall(
             recall.RecallQuery(
                 kbs=(kb,),
@@ -152,7 +155,9 @@ class KnowledgeBaseViewSet(viewsets.ModelViewSet):
         params = AskInSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        result = answers.kb_ask(kb=kb, caller=caller_for(request, data), **data)
+        caller = caller_for(request, data)
+        self.metered_for(kb=kb, end_user_id=caller.end_user_id)
+        result = answers.kb_ask(kb=kb, caller=caller, **data)
         return Response(
             {
                 "answer": result.answer,

@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from kbsite.ai import llm
 from kbsite.api.fields import MetadataField, UserIdField
+from kbsite.api.serializers import USAGE_HELP, UsageSerializer
 from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory, Message
 
@@ -288,6 +289,7 @@ class RecallOutSerializer(serializers.Serializer):
     query = serializers.CharField()
     used_chars = serializers.IntegerField()
     results = HitSerializer(many=True)
+    usage = UsageSerializer(required=False, help_text=USAGE_HELP)
 
 
 class AskInSerializer(serializers.Serializer):
@@ -303,6 +305,7 @@ class AskOutSerializer(serializers.Serializer):
     citations = serializers.ListField(child=serializers.IntegerField(), help_text="Ids of the memories used.")
     mode = serializers.CharField()
     memories = HitSerializer(many=True, help_text="What the answer was drawn from.")
+    usage = UsageSerializer(required=False, help_text=USAGE_HELP)
 
 
 class ContextInSerializer(serializers.Serializer):
@@ -322,6 +325,7 @@ class ContextOutSerializer(serializers.Serializer):
     insights = HitSerializer(many=True)
     documents = serializers.ListField(child=serializers.DictField())
     used_chars = serializers.IntegerField()
+    usage = UsageSerializer(required=False, help_text=USAGE_HELP)
 
 
 class ConsolidateAcceptedSerializer(serializers.Serializer):

@@ -175,7 +175,7 @@ REQUESTS: dict[str, dict | Callable] = {
 }
 
 # Routes whose answer holds none of the bot's rows even for the bot itself (so SECRET is not looked for).
-NOTHING_TO_SHOW = {"GET api-root", "GET tools", "GET end-user-list", "GET end-user-detail"}
+NOTHING_TO_SHOW = {"GET api-root", "GET tools", "GET end-user-list", "GET end-user-detail", "GET usage"}
 # Routes that name an end user by the id the calling bot gives them: another bot's request is about its own user
 # of that name, never the first bot's. Listing and issuing that user's keys answers whether or not the bot has
 # heard of them (issuing one names them into existence); the others are a 404 until it has.
@@ -196,6 +196,7 @@ END_USERS_MAY = {
     "DELETE end-user-detail",
     "GET review-list",
     "GET review-detail",
+    "GET usage",
 }
 
 
