@@ -279,13 +279,9 @@ def _tree(pid: int) -> list[psutil.Process]:
         return []
 
 
-def rss(stack: Stack) -> dict[str, tuple[int, int]]:
-    """Per role: (its processes, their resident memory in bytes), read from /proc/<pid>/status."""
-    out = {}
-    for role, roots in stack.roots.items():
-        pids = [p.pid for root in roots for p in _tree(root)]
-        out[role] = (len(pids), sum(_vm_rss(pid) for pid in pids))
-    return out
+def rss(stack: Stack) -> dict[str, dict[int, int]]:
+    """Per role: the resident memory of each of its processes in bytes (pid -> bytes), from /proc/<pid>/status."""
+    return {role: {p.pid: _vm_rss(p.pid) for root in roots for p in _tree(root)} for role, roots in stack.roots.items()}
 
 
 def _vm_rss(pid: int) -> int:

@@ -116,8 +116,8 @@ class Client(threading.Thread):
         self.call("GET context", "GET", "/api/v1/context/", params=params)
 
     def stream(self) -> None:
-        """A streamed chat through the proxy, read to its end; the failing upstream's own 5xx (passed on as it
-        came, or a 504 for one that did not answer) are counted apart from the product's."""
+        """A streamed chat through the proxy, read to its end; the failing upstream's own errors (passed on as they
+        came, or a 504 for one that did not answer) are counted apart from the product's answers."""
         user = self.random.choice(self.users)
         body = {"model": "fake-model", "stream": True, "user": user}
         body["messages"] = [{"role": "user", "content": f"{self.random.choice(QUESTIONS)} I love {user} stories."}]
@@ -128,7 +128,7 @@ class Client(threading.Thread):
         except requests.RequestException as exc:
             self.tally.record("POST proxy stream", type(exc).__name__, time.perf_counter() - started, str(exc))
             return
-        upstream = r.status_code >= 500 and ('"fake"' in text or "upstream" in text)
+        upstream = r.status_code >= 400 and ('"fake"' in text or "upstream" in text)
         endpoint = "POST proxy stream (upstream failing)" if upstream else "POST proxy stream"
         complete = r.status_code != 200 or "[DONE]" in text
         self.tally.record(endpoint, r.status_code if complete else "cut short", time.perf_counter() - started, text)

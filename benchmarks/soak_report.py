@@ -130,12 +130,26 @@ def faults(chaos, llm) -> None:
 
 
 def rss_table(start: dict, end: dict) -> dict[str, float]:
-    """Prints each role's RSS at start and end; returns its growth (a share of the start)."""
-    print(f"\n{'RSS':<10} {'start':>16} {'end':>16} {'growth':>8}")
+    """Prints each role's RSS at start and end, all its processes and those alive throughout (a killed worker's
+    replacement starts small); returns the larger of the two growths, a share of the start."""
+    columns = f"{'start':>10} {'end':>10} {'growth':>8}"
+    print(f"\n{'RSS (MiB)':<10} {'all processes':^30}   {'those alive throughout':^30}")
+    print(f"{'':<10} {columns}   {columns}")
     growth = {}
     for role in start:
-        (n0, b0), (n1, b1) = start[role], end[role]
-        growth[role] = (b1 - b0) / b0 if b0 else 0.0
-        print(f"{role:<10} {b0 / 2**20:>9.0f} MiB ({n0}) {b1 / 2**20:>9.0f} MiB ({n1}) {growth[role]:>+7.1%}")
-    print("  (in brackets: processes; a killed worker's replacement is counted at the end)")
+        before, after = start[role], end[role]
+        kept = [pid for pid in before if pid in after]
+        totals = [sum(before.values()), sum(after.values())]
+        kept_totals = [sum(before[pid] for pid in kept), sum(after[pid] for pid in kept)]
+        grew = [(b - a) / a if a else 0.0 for a, b in (totals, kept_totals)]
+        growth[role] = max(grew)
+        print(
+            f"{role:<10} {_mib(totals[0], len(before))} {_mib(totals[1], len(after))} {grew[0]:>+8.1%}   "
+            f"{_mib(kept_totals[0], len(kept))} {_mib(kept_totals[1], len(kept))} {grew[1]:>+8.1%}"
+        )
+    print("  (in brackets: processes; a killed worker's replacement is among all processes at the end)")
     return growth
+
+
+def _mib(size: int, processes: int) -> str:
+    return f"{size / 2**20:>5.0f} ({processes:>2})"
