@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from contextlib import AsyncExitStack
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from kbsite.ai import usage
 from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
 from kbsite.models import Bot, KnowledgeBase
+from kbsite.stats import usage_add
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
 from memories.proxy.recording import (
@@ -65,6 +68,7 @@ async def _relay(request, api: str):
     if request.method != "POST":
         what = {"chat": "chat completions", "responses": "responses", "messages": "messages"}[api]
         return error_response(405, f"Use POST for {what}.", code="method_not_allowed", api=api)
+    started = time.perf_counter()
     read, reply_of, transcript = RELAYED[api]
     # Anthropic's version and features, as the caller asked for them.
     headers = {k: v for k, v in request.headers.items() if k.lower() in ("anthropic-version", "anthropic-beta")}
@@ -79,7 +83,7 @@ async def _relay(request, api: str):
             )
         chat = read(await in_thread(request.read), session_header=request.headers.get("X-Session-Id"), caller=caller)
         kb = await in_thread(_recording_kb, caller.bot, chat.kb_name)
-        body, note = await in_thread(_with_memory, caller, chat, api)
+        body, note, spent = await in_thread(_metered_memory, caller, chat, api, started)
         if chat.stream:
             response = await _streamed(kb, chat, body, api, transcript(), headers)
         else:
@@ -90,7 +94,20 @@ async def _relay(request, api: str):
     except ProxyError as exc:
         return exc.response(api)
     response["X-Kbsite-Memory"] = note or "none"
+    for name, value in (spent or {}).items():
+        response[USAGE_HEADERS[name]] = str(value)
     return response
+
+
+# What kbsite spent on a proxied request (the context block it added), in headers: the upstream's own tokens are in
+# its answer.
+USAGE_HEADERS = {
+    "llm_calls": "Kbsite-Usage-Llm-Calls",
+    "tokens_in": "Kbsite-Usage-Tokens-In",
+    "tokens_out": "Kbsite-Usage-Tokens-Out",
+    "embeddings": "Kbsite-Usage-Embeddings",
+    "server_ms": "Kbsite-Usage-Server-Ms",
+}
 
 
 # Per API: how its request is read, how the reply is read from its answer, and from its stream.
@@ -142,15 +159,29 @@ def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
     return kb
 
 
+def _metered_memory(caller: Caller, chat: ChatRequest, api: str, started: float) -> tuple[dict, str, dict | None]:
+    """:func:`_with_memory`, and what kbsite spent on the request from ``started`` (a ``time.perf_counter()``) until
+    it goes upstream, added to the bot's usage of the day (None while USAGE_ACCOUNTING is off)."""
+    acting = caller.acting_for(chat.user_id)
+    if not settings.USAGE_ACCOUNTING:
+        return (*_with_memory(acting, chat, api), None)
+    with usage.metered() as meter:
+        body, note = _with_memory(acting, chat, api)
+    spent = {**meter.usage(), "server_ms": round((time.perf_counter() - started) * 1000)}
+    usage_add(bot_id=caller.bot.pk, end_user_id=acting.end_user_id, requests=1, **spent)  # its always-on KBs'
+    return body, note, spent
+
+
 def _with_memory(caller: Caller, chat: ChatRequest, api: str = "chat") -> tuple[dict, str]:
-    """The body with the memory context block, and what was added ("" for nothing): for a chat completion, a system
-    message after the caller's own system messages; for a response, after the caller's ``instructions``. Memory
-    that cannot be read (the embedding endpoint down) leaves the request as it came: the chat goes on without it."""
+    """The body with the memory context block for ``caller`` (acting for the request's end user), and what was added
+    ("" for nothing): for a chat completion, a system message after the caller's own system messages; for a
+    response, after the caller's ``instructions``. Memory that cannot be read (the embedding endpoint down) leaves
+    the request as it came: the chat goes on without it."""
     if not chat.query.strip() or not settings.PROXY_CONTEXT_CHARS:
         return chat.body, ""
     try:
         block = context_build(
-            caller=caller.acting_for(chat.user_id),
+            caller=caller,
             query=chat.query,
             session_id=chat.session_id,
             budget_chars=settings.PROXY_CONTEXT_CHARS,
