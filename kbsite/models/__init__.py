@@ -1,5 +1,5 @@
-"""The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs (and the
-webhooks', in ``kbsite/webhooks/models.py``).
+"""The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs, rate
+limits (and the webhooks', in ``kbsite/webhooks/models.py``).
 
 They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
 an earlier release keeps its rows. Every name is importable from here (``from kbsite.models import Bot``).
@@ -12,6 +12,7 @@ from kbsite.models.keys import ApiKey, ApiKeyQuerySet
 from kbsite.models.knowledge_bases import KnowledgeBase, KnowledgeBaseManager, KnowledgeBaseQuerySet
 from kbsite.models.modes import Mode
 from kbsite.models.names import NAME_RE, USER_ID_RE, name_validator, user_id_validator
+from kbsite.models.ratelimits import RateBucket, RateLimitedDay
 from kbsite.models.stats import DailyStat
 from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
@@ -30,6 +31,8 @@ __all__ = [
     "KnowledgeBaseManager",
     "KnowledgeBaseQuerySet",
     "Mode",
+    "RateBucket",
+    "RateLimitedDay",
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookEndpoint",

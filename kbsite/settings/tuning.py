@@ -1,4 +1,5 @@
-"""The product's limits and knobs: input sizes, ingestion, recall and context, knowledge documents, archiving."""
+"""The product's limits and knobs: input sizes, ingestion, rate limits, recall and context, knowledge documents,
+archiving."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ NEAR_DUPLICATE_SIMILARITY = env_float("NEAR_DUPLICATE_SIMILARITY", 0.97)
 # recall scans the KB exactly: exact, about 6 ms for 2,000 memories in a 1M-memory table, and storing a
 # memory skips the graph insert, the largest CPU cost of storing it (1.6 of 2.4 CPU-s in the LoCoMo ingest).
 VECTOR_INDEX_MIN_MEMORIES = env_int("VECTOR_INDEX_MIN_MEMORIES", 2000, minimum=1)
+
+# --- Rate limits ---------------------------------------------------------------------
+# A new bot's requests per minute for each of its keys (the bot's page and PATCH /api/v1/bot/ change it; 0: none),
+# and the burst on top: this many seconds' worth of requests at once (10 s: a sixth of the minute's).
+BOT_REQUESTS_PER_MINUTE = env_int("BOT_REQUESTS_PER_MINUTE", 600, minimum=0)
+RATE_LIMIT_BURST_SECONDS = env_int("RATE_LIMIT_BURST_SECONDS", 10, minimum=1)
 
 # --- Recall, context, consolidation ------------------------------------------------
 # Consolidation: unconsolidated memories reviewed per run (oldest first).
