@@ -11,7 +11,18 @@ from __future__ import annotations
 import os
 import sys
 
-BENCHMARKS = ["ingest", "recall", "latency", "users", "users_scale", "proxy", "context", "dashboard", "truth"]
+BENCHMARKS = [
+    "ingest",
+    "recall",
+    "latency",
+    "users",
+    "users_scale",
+    "proxy",
+    "context",
+    "dashboard",
+    "truth",
+    "webhooks",
+]
 # Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it);
 # the soak runs for 10 minutes.
 ON_REQUEST = ["scale_out", "soak"]
