@@ -26,16 +26,22 @@ ANTHROPIC_TYPES = {
 
 
 def proxy_error(
-    status: int, message: str, *, kind: str = "invalid_request_error", code: str | None = None, api: str = "chat"
+    status: int,
+    message: str,
+    *,
+    kind: str = "invalid_request_error",
+    code: str | None = None,
+    api: str = "chat",
+    headers: dict[str, str] | None = None,
 ) -> JsonResponse:
     """An error of the chat proxy in the shape of the API the caller speaks, so that the caller's own client raises
     its own exception types: OpenAI's ``{"error": {"message", "type", "param", "code"}}``, or with ``api="messages"``
-    Anthropic's ``{"type": "error", "error": {"type", "message"}}``."""
+    Anthropic's ``{"type": "error", "error": {"type", "message"}}``; with ``headers`` (a 429's ``Retry-After``)."""
     if api == "messages":
         body = {"type": "error", "error": {"type": ANTHROPIC_TYPES.get(status, "api_error"), "message": message}}
     else:
         body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
-    response = JsonResponse(body, status=status)
+    response = JsonResponse(body, status=status, headers=headers)
     if status == 401:
         response["WWW-Authenticate"] = "Bearer"
     return response

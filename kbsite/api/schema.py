@@ -18,8 +18,11 @@ ERRORS = {
     "409": "The resource is in a state that refuses this (an inactive knowledge base, an already retired memory).",
     "413": "The request body is over the size limit.",
     "415": "The request body's content type is not accepted here.",
+    "429": "Past this key's rate limit (its bot's requests per minute and burst): retry after `Retry-After` s.",
     "503": "A backend the request needs (the embedding endpoint) is unavailable; nothing was changed.",
 }
+
+RETRY_AFTER = {"description": "Whole seconds until the key may make a request again.", "schema": {"type": "integer"}}
 
 
 def errors_documented(result, generator, request, public):
@@ -31,4 +34,5 @@ def errors_documented(result, generator, request, public):
             responses = operation.setdefault("responses", {})
             for status, description in ERRORS.items():
                 responses.setdefault(status, {"description": description, "content": reference})
+            responses["429"].setdefault("headers", {"Retry-After": RETRY_AFTER})
     return result

@@ -112,6 +112,8 @@ REST_FRAMEWORK = {
         "kbsite.api.authentication.EndUserKeyScope",
         "kbsite.api.authentication.ReadOnlyKeyScope",
     ],
+    # Each key's requests per minute (its bot's), in a token bucket shared by every web process (kbsite.ratelimits).
+    "DEFAULT_THROTTLE_CLASSES": ["kbsite.api.throttling.KeyRateThrottle"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "kbsite.api.pagination.Pagination",
     "PAGE_SIZE": 50,

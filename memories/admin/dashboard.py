@@ -3,8 +3,9 @@ one KB, or one end user (the admin's index page, :mod:`memories.admin.site`, sho
 
 Per request it reads no big table: the counts of memories, waiting turns and jobs come from a small cache
 refreshed every DASHBOARD_CACHE_SECONDS (one grouped count per table, through indexes), and the 30 days of
-figures from the daily statistics (:mod:`kbsite.stats`), thirty rows a KB. An end user's own figures are counted
-from their rows, which are few. Today's usage per bot is summed from the daily usage rows (one a KB and end user).
+figures from the daily statistics (:mod:`kbsite.stats`), thirty rows a KB, and the requests the rate limit refused
+from thirty rows a bot (:mod:`kbsite.ratelimits`). An end user's own figures are counted from their rows, which are
+few. Today's usage per bot is summed from the daily usage rows (one a KB and end user).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.utils import timezone
 
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 from kbsite.models.stats import DailyUsage
+from kbsite.ratelimits import rate_limited_series
 from kbsite.stats import USAGE, stats_series
 from memories.models import Memory, Message, ReviewItem
 
@@ -129,13 +131,18 @@ class Dashboard:
     usage: list[dict] = field(default_factory=list)
 
 
-def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> Dashboard:
-    """The figures of ``kbs`` (the ones in view), or of ``end_user`` in them."""
+def dashboard(
+    kbs: list[KnowledgeBase], end_user: EndUser | None = None, bot_ids: list[int] | None = None
+) -> Dashboard:
+    """The figures of ``kbs`` (the ones in view), or of ``end_user`` in them; the requests refused by the rate limit
+    are those of the keys of ``bot_ids`` (the bots in view: a limit is a bot's keys', not a KB's)."""
     counts, counted_at = kb_counts()
     empty = dict.fromkeys(COUNTS, 0)
     rows = [(kb, counts.get(kb.pk, empty)) for kb in kbs]
     totals = {name: sum(row[name] for _, row in rows) for name in COUNTS}
     series = stats_series([kb.pk for kb in kbs], days=DAYS)
+    series["rate_limited"] = rate_limited_series(bot_ids or [], days=DAYS)
+    totals["rate_limited_today"] = series["rate_limited"][-1]
     if end_user is not None:
         totals.update(user_counts(end_user))
         counted_at = timezone.now()

@@ -60,8 +60,14 @@ def dashboard_context(request) -> dict:
         scope = f"kb__bot__id__exact={picked['bot']}"
     else:
         scope = ""
+    if picked["bot"] is not None:
+        bot_ids = [picked["bot"]] if any(bot.pk == picked["bot"] for bot in bots) else []
+    elif picked["kb"] is not None:
+        bot_ids = [kb.bot_id for kb in kbs]
+    else:
+        bot_ids = [bot.pk for bot in bots]
     return {
-        "board": dashboard(kbs, end_user),
+        "board": dashboard(kbs, end_user, bot_ids=bot_ids),
         "scope_query": scope,
         "jobs_scope_query": "" if end_user else scope,
         "cache_seconds": settings.DASHBOARD_CACHE_SECONDS,

@@ -22,7 +22,8 @@ from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
 from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
-from kbsite.models import Bot, KnowledgeBase
+from kbsite.models import ApiKey, Bot, KnowledgeBase
+from kbsite.ratelimits import rate_message, rate_take
 from kbsite.stats import usage_add
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
@@ -133,12 +134,22 @@ async def models(request):
 async def _caller(request) -> Caller:
     # OpenAI's clients send the key as a bearer token, Anthropic's as x-api-key.
     plain = bearer_key(request.headers.get("Authorization", "")) or request.headers.get("x-api-key", "").strip()
-    key = await in_thread(key_authenticate, plain) if plain else None
+    key, wait = await in_thread(_key_and_wait, plain) if plain else (None, None)
     if key is None:
         raise ProxyError(
             401, "Invalid or missing API key: use the bot's kbsite key as the api_key.", code="invalid_api_key"
         )
+    if wait is not None:
+        # OpenAI's own shape for a rate limit (its clients raise RateLimitError; Anthropic's, by the status).
+        retry = {"Retry-After": str(wait)}
+        raise ProxyError(429, rate_message(key, wait), kind="requests", code="rate_limit_exceeded", headers=retry)
     return Caller.of_key(key)
+
+
+def _key_and_wait(plain: str) -> tuple[ApiKey | None, int | None]:
+    """The active key ``plain`` is, and the seconds it must wait by its rate limit (None: it may go on)."""
+    key = key_authenticate(plain)
+    return key, (rate_take(key=key) if key is not None else None)
 
 
 def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:

@@ -13,7 +13,7 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 from rest_framework.permissions import SAFE_METHODS
 
-from kbsite.models import ApiKey, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
+from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
 from knowledge.models import Document
 from memories import consolidation
 from memories.models import IngestItem, Insight, Memory, Message, ReviewItem, Session
@@ -149,6 +149,7 @@ REQUESTS: dict[str, dict | Callable] = {
     "DELETE end-user-detail": {},
     "POST job-retry": {},
     "POST kb-list": {"json": {"name": "fresh"}},
+    "PATCH bot": {"json": {"description": "edited"}},
     "PATCH kb-detail": {"json": {"description": "edited"}},
     "DELETE kb-detail": {},
     "POST kb-ask": {"json": {"question": "Where is the launch code?"}},
@@ -250,6 +251,7 @@ def world(api, kb, other_kb) -> World:
     """Bot alpha's KB 'notes' with a memory, its history, an insight, a session, a document, a failed job, end user
     alice with a memory of hers, and spare keys to revoke; bot beta holds its own KB 'secret'."""
     bot = api.bot
+    Bot.objects.filter(pk=bot.pk).update(description=f"The {SECRET} bot.")
     KnowledgeBase.objects.filter(pk=kb.pk).update(description=f"The {SECRET} notes.")
     alice = EndUser.objects.seen(bot, "alice")
     memory = MemoryFactory(kb=kb, text=f"The {SECRET} launch code is in the blue folder.")
@@ -308,6 +310,9 @@ def conflict_review(older: Memory, newer: Memory) -> ReviewItem:
 def state(bot) -> dict:
     """What bot ``bot`` holds, to tell that a refused request changed nothing."""
     rows = {
+        "bot": Bot.objects.filter(pk=bot.pk).values_list(
+            "name", "description", "requests_per_minute", "llm_tokens_per_day", "when_budget_spent"
+        ),
         "kbs": KnowledgeBase.objects.filter(bot=bot).values_list("name", "description", "is_active"),
         "memories": Memory.objects.filter(kb__bot=bot).values_list("id", "text", "retired_at"),
         "insights": Insight.objects.filter(kb__bot=bot).values_list("id", "retired_at"),

@@ -1,0 +1,53 @@
+"""The calling bot's own settings through the API, ``GET``/``PATCH /api/v1/bot/``: its name and description, its
+keys' requests per minute, and its LLM budget, as on its page in the admin."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from rest_framework import generics, serializers
+
+from kbsite.models import Bot
+
+
+class BotSerializer(serializers.ModelSerializer):
+    """The bot's settings; its name under the admin's rules (the name pattern, unique among bots)."""
+
+    burst = serializers.IntegerField(
+        read_only=True,
+        help_text="Requests a key may make at once on top of the steady rate (RATE_LIMIT_BURST_SECONDS' worth); "
+        "0 without a limit.",
+    )
+
+    class Meta:
+        model = Bot
+        fields = [
+            "id",
+            "name",
+            "description",
+            "requests_per_minute",
+            "burst",
+            "llm_tokens_per_day",
+            "when_budget_spent",
+            "created_at",
+        ]
+        read_only_fields = ["id", "created_at"]
+
+
+class BotView(generics.RetrieveUpdateAPIView):
+    """The calling bot's own settings: ``requests_per_minute`` (each of its keys, with a burst; past it a 429 with
+    Retry-After; 0: no limit), ``llm_tokens_per_day`` (null: no budget; not enforced yet) and ``when_budget_spent``
+    (``offline``: extraction goes on offline; ``wait``: it waits until the next day). A change of the limit applies
+    to the next request. A read-only key reads them; a key of one end user neither reads nor changes them."""
+
+    serializer_class = BotSerializer
+    http_method_names = ["get", "patch", "head", "options"]
+
+    def get_object(self) -> Bot:
+        return self.request.user  # the caller's bot, loaded with its key
+
+    def perform_update(self, serializer):
+        try:
+            with transaction.atomic():
+                serializer.save()
+        except IntegrityError as exc:  # another bot took the name between the check and the save
+            raise serializers.ValidationError({"name": ["bot with this name already exists."]}) from exc
