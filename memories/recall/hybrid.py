@@ -20,7 +20,7 @@ from kbsite.stats import stats_add
 from memories.recall.concepts import concept_words
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
-from memories.recall.neighbours import conversation_context, supplements_find
+from memories.recall.neighbours import conversation_context, supplements_find, turn_context
 from memories.recall.query import named, query_period
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
@@ -106,6 +106,8 @@ def recall(q: RecallQuery) -> list[Hit]:
     fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about_user=q.end_user_id is not None)
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
+        if turns:
+            turn_context(fusion, next(t for t in tables if t.type == "turn"))
     kb_names = {kb.pk: kb.name for kb in kbs}
     found = hits_load(fusion.scores.keys(), kb_names) | turn_hits_load(
         [pk for t, pk in fusion.scores if t == "turn"], kb_names

@@ -50,6 +50,38 @@ def conversation_context(fusion: Fusion, memories: Table) -> None:
             fusion.add_at(("memory", neighbour), rank=rank_of[hit], weight=CONTEXT_WEIGHT, signal="context")
 
 
+ADJACENT_SEARCHED_TURNS_SQL = """
+    WITH seed AS (
+        SELECT s.key, s.mid, msg.session_id
+        FROM unnest(%s::bigint[], %s::bigint[]) AS s(key, mid) JOIN memories_message msg ON msg.id = s.mid
+    )
+    SELECT DISTINCT seed.key, adj.id
+    FROM seed
+    CROSS JOIN LATERAL (
+        (SELECT m.id FROM memories_message m WHERE m.session_id = seed.session_id AND m.id < seed.mid
+         ORDER BY m.id DESC LIMIT 1)
+        UNION ALL
+        (SELECT m.id FROM memories_message m WHERE m.session_id = seed.session_id AND m.id > seed.mid
+         ORDER BY m.id ASC LIMIT 1)
+    ) adj
+    JOIN memories_message ON memories_message.id = adj.id
+    WHERE adj.id <> seed.mid AND {where}"""
+
+
+def turn_context(fusion: Fusion, turns: Table) -> None:
+    """With searched turns (recall.turns): the searched turns right before and after the best turns found, fused
+    in at the rank of the turn they neighbour, as :func:`conversation_context` does for memories."""
+    ranked = [key for key in fusion.ranked() if key[0] == "turn"][:CONTEXT_SEEDS]
+    if not ranked:
+        return
+    rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
+    ids = [pk for _, pk in ranked]
+    with connection.cursor() as cursor:
+        cursor.execute(ADJACENT_SEARCHED_TURNS_SQL.format(where=turns.where), [ids, ids, *turns.params])
+        for seed, neighbour in cursor.fetchall():
+            fusion.add_at(("turn", neighbour), rank=rank_of[seed], weight=CONTEXT_WEIGHT, signal="context")
+
+
 def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], *, limit: int) -> list[Hit]:
     """1-hop graph neighbours of the top direct matches, then the most recent memories.
 

@@ -1,10 +1,12 @@
 """The turns searched beside their facts: with an LLM, a fact keeps the digest and its turn the detail.
 
 An extraction in LLM mode embeds the user turns it read (memories.ingest.apply); recall then ranks them as a third
-list beside the memories and insights. A turn and a fact drawn from it are one entry: the fact shown, at the
-better of the two ranks, the turn cited (it is among the fact's sources); a turn that no fact found beside it
-covers is an entry of its own, its text the turn as said. A turn that a retired or quarantined fact was drawn from
-is not searched at all (see Scope.turns), so a superseded statement never comes back as current through its turn.
+list beside the memories and insights. A turn and a fact drawn from it are one entry: the fact shown, scored as
+both (found twice, it ranks above either alone), the turn cited (it is among the fact's sources); a turn that no
+fact found beside it covers is an entry of its own, its text the turn as said. A turn that a retired or
+quarantined fact was drawn from is not searched at all (see Scope.turns), so a superseded statement never comes
+back as current through its turn. The turns right before and after the best turns found are fused in as the
+memories' are (neighbours.turn_context).
 Offline, memories are the turns' own statements already: no turn is embedded and nothing here runs.
 """
 
@@ -70,7 +72,9 @@ def turn_hits_load(ids: list[int], kb_names: dict[int, str]) -> dict[tuple[str, 
 
 def covered_merged(hits: list[Hit]) -> list[Hit]:
     """Ranked hits (best first) where a turn found beside a fact drawn from it is one entry with that fact: the
-    fact, scored the better of the two, with the turn's signals too. A turn of several facts joins the best one."""
+    fact, its score and the turn's summed, with the turn's signals too. A turn of several facts joins the best
+    one. (On LoCoMo's dev half with the replayed facts, summed against the better of the two: R@10 0.745 / 0.732,
+    within 2,000 characters 0.800 / 0.810, and every category at least offline's R@10.)"""
     turn_ids = [h.id for h in hits if h.type == "turn"]
     memory_ids = [h.id for h in hits if h.type == "memory"]
     if not turn_ids or not memory_ids:
@@ -96,7 +100,7 @@ def covered_merged(hits: list[Hit]) -> list[Hit]:
         if fact is None:
             out.append(hit)
             continue
-        fact.score = max(fact.score, hit.score)
+        fact.score += hit.score
         fact.signals = list(dict.fromkeys([*fact.signals, "turn", *hit.signals]))
         fact.similarity = max(fact.similarity or 0.0, hit.similarity or 0.0) or None
     return sorted(out, key=lambda h: -h.score)

@@ -85,3 +85,12 @@ def test_offline_no_turn_is_searched_beside_the_statements(api, kb):
     say(api, "s1", "Our favourite beach is Praia da Adraga near Sintra.")
     assert Message.objects.get().embedding is None
     assert {r["type"] for r in recall(api, "favourite beach")} == {"memory"}
+
+
+def test_the_turn_after_a_turn_found_is_brought_in_as_its_context(api, kb, fake_llm):
+    """An answer is often the next turn: the reply to the question found comes with it, marked as context."""
+    fake_llm.reply_json({"add": [], "supersede": [], "edges": []})
+    say(api, "s1", "Have you tried the new bakery on Rua Augusta?", "Yes, twice! Best custard tarts in town.")
+    results = recall(api, "the new bakery on Rua Augusta")
+    reply = next(r for r in results if "custard" in r["text"])
+    assert reply["type"] == "turn" and "context" in reply["signals"]
