@@ -125,7 +125,7 @@ def run(reload: bool = False):
         print(f"loading {TOTAL:,} synthetic memories ({QUERIED_KB:,} in the queried KB)...", flush=True)
         took = _load([kb.pk for kb in kbs])
         print(f"loading took {took:.0f}s (COPY + index builds)")
-    key = bot.issue_key()[1]
+    key = harness.bench_key(bot)
     total = Memory.objects.count()
     in_kb = Memory.objects.filter(kb__bot=bot, kb__name="big").count()
     # What the ingest jobs of a KB this large keep up to date (word statistics for the full-text ranking).

@@ -93,7 +93,7 @@ def _prepare(reload: bool) -> tuple:
         print(f"loading {TOTAL:,} synthetic memories of {USERS:,} end users into one KB...", flush=True)
         took = _load(kb.pk, users)
         print(f"loading took {took:.0f}s (COPY and index builds; no vector index is built)")
-    return bot, bot.issue_key()[1]
+    return bot, harness.bench_key(bot)
 
 
 def _prewarm() -> None:
