@@ -1,4 +1,5 @@
-"""Admin of the base models: bots and their API keys (a new key is shown once), and job runs with retry."""
+"""Admin of the base models: bots with their limits and their API keys (a new key is shown once), and job runs with
+retry."""
 
 from __future__ import annotations
 
@@ -28,10 +29,22 @@ class ApiKeyInline(admin.TabularInline):
 
 @admin.register(Bot)
 class BotAdmin(OperatedAdmin):
-    list_display = ["name", "is_active", "kb_count", "key_count", "created_at"]
+    list_display = ["name", "is_active", "requests_per_minute", "kb_count", "key_count", "created_at"]
     list_filter = ["is_active"]
     search_fields = ["name", "description"]
     readonly_fields = ["created_at"]
+    fieldsets = [
+        (None, {"fields": ["name", "description", "is_active", "operators", "created_at"]}),
+        (
+            "Limits",
+            {
+                "fields": ["requests_per_minute", "llm_tokens_per_day", "when_budget_spent"],
+                "description": "Also the bot's own, at GET/PATCH /api/v1/bot/. A new limit holds from the next "
+                "request; past it a key is answered 429 (counted on the dashboard). The LLM budget is a setting "
+                "only for now: nothing spends or enforces it yet.",
+            },
+        ),
+    ]
     filter_horizontal = ["operators"]
     inlines = [ApiKeyInline]
     actions = ["issue_key", "issue_read_only_key"]
