@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -136,15 +136,18 @@ def _attempt(delivery: WebhookDelivery) -> bool:
         event_type=delivery.event_type,
     )
     delivery.attempts += 1
-    WebhookAttempt.objects.create(
-        delivery=delivery,
-        number=delivery.attempts,
-        started_at=started,
-        duration_ms=outcome.duration_ms,
-        response_code=outcome.response_code,
-        response_body=outcome.response_body,
-        error=outcome.error,
-    )
+    try:
+        WebhookAttempt.objects.create(
+            delivery=delivery,
+            number=delivery.attempts,
+            started_at=started,
+            duration_ms=outcome.duration_ms,
+            response_code=outcome.response_code,
+            response_body=outcome.response_body,
+            error=outcome.error,
+        )
+    except IntegrityError:  # the endpoint was deleted meanwhile, and its deliveries with it: nothing is left to do
+        return True
     delivery.response_code, delivery.error = outcome.response_code, outcome.error
     if outcome.succeeded:
         _finish(delivery, WebhookDelivery.Status.SUCCEEDED)
