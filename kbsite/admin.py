@@ -41,7 +41,7 @@ class BotAdmin(OperatedAdmin):
                 "fields": ["requests_per_minute", "llm_tokens_per_day", "when_budget_spent"],
                 "description": "Also the bot's own, at GET/PATCH /api/v1/bot/. A new limit holds from the next "
                 "request; past it a key is answered 429 (counted on the dashboard). The LLM budget is a setting "
-                "only for now: nothing spends or enforces it yet.",
+                "only for now: its tokens are counted, but nothing holds them against it yet.",
             },
         ),
     ]

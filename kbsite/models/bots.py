@@ -32,7 +32,7 @@ class Bot(models.Model):
     Its limits: ``requests_per_minute`` for each of its keys, with a burst on top (enforced by
     :mod:`kbsite.ratelimits`: a 429 with ``Retry-After``), and ``llm_tokens_per_day`` with what happens once it is
     spent (``when_budget_spent``): settings kept here and shown in the admin and the API; the budget is not
-    enforced yet (the usage accounting that will spend it is not written).
+    enforced yet (the day's tokens are counted in the usage, but nothing holds them against it).
     """
 
     class WhenBudgetSpent(models.TextChoices):
