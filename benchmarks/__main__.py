@@ -22,6 +22,7 @@ BENCHMARKS = [
     "dashboard",
     "truth",
     "webhooks",
+    "usage",
 ]
 # Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it);
 # the soak runs for 10 minutes.
