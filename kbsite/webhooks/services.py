@@ -103,7 +103,10 @@ def delivery_run(*, delivery_id: int) -> str | None:
             if delay > settings.WEBHOOK_RETRY_INLINE_SECONDS:
                 return delivery.status  # pending, next_attempt_at set: the sweep takes it up
             time.sleep(delay)
-            delivery.endpoint.refresh_from_db(fields=["is_active", "secret", "url"])
+            try:
+                delivery.endpoint.refresh_from_db(fields=["is_active", "secret", "url"])
+            except WebhookEndpoint.DoesNotExist:  # deleted while this task waited, its deliveries with it
+                return None
     finally:
         WebhookDelivery.objects.filter(pk=delivery.pk).update(leased_until=None)
 

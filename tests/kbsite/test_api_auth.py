@@ -79,8 +79,8 @@ LAST = [
     "DELETE key-detail",
     "DELETE end-user-key-detail",
     "DELETE kb-detail",
-    "DELETE end-user-detail",  # alice's key goes with her
     "DELETE webhook-detail",
+    "DELETE end-user-detail",  # alice's key goes with her
 ]
 
 
