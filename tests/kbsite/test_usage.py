@@ -109,6 +109,27 @@ def test_a_messages_job_carries_its_usage(api, kb, fake_llm):
     assert row.embeddings == figures["embeddings"]
 
 
+def test_a_text_job_carries_its_usage_and_counts_for_its_end_user(api, kb, fake_llm):
+    """The job of a text posted for alice: the fake LLM's tokens in GET /api/v1/jobs/{id}/, and the day's usage of
+    the KB for alice (the text is hers)."""
+    fake_llm.reply_json(
+        {
+            "add": [{"text": "Alice plays chess.", "kind": "fact", "entities": ["alice"], "source_turns": ["@all"]}],
+            "supersede": [],
+            "edges": [],
+        },
+        tokens_in=90,
+        tokens_out=12,
+    )
+    posted = api.post("/api/v1/kbs/notes/ingest/", json={"text": "Alice plays chess on Sundays.", "user_id": "alice"})
+    assert posted.status_code == 202, posted.text
+    run_queued_tasks()
+    figures = api.get(f"/api/v1/jobs/{posted.json()['job_id']}/").json()["usage"]
+    assert (figures["llm_calls"], figures["tokens_in"], figures["tokens_out"]) == (1, 90, 12)
+    row = today(bot=kb.bot, kb=kb, end_user=EndUser.objects.get(bot=kb.bot, external_id="alice"))
+    assert (row.jobs, row.llm_calls, row.tokens_in, row.tokens_out) == (1, 1, 90, 12)
+
+
 def test_a_queued_job_has_no_usage_yet(api, kb):
     """Until a job has run, its usage is null."""
     messages = [{"external_id": "m1", "role": "user", "content": "I live in Berlin."}]
