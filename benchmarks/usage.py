@@ -25,8 +25,6 @@ def _kb_filled():
     from memories.services import memories_embed_missing
 
     bot, _ = Bot.objects.get_or_create(name="usage")
-    if any(f.name == "requests_per_minute" for f in Bot._meta.get_fields()):  # the recalls measured, not a limit
-        Bot.objects.filter(pk=bot.pk).update(requests_per_minute=0)
     kb, _ = KnowledgeBase.objects.get_or_create(bot=bot, name="chat")
     if not Memory.objects.filter(kb=kb).exists():
         sample = harness.locomo()[0]
@@ -88,7 +86,7 @@ def run() -> None:
 
     call_command("migrate", interactive=False, verbosity=0)
     bot, kb = _kb_filled()
-    headers = {"Authorization": f"Bearer {bot.issue_key(name='benchmark')[1]}"}
+    headers = {"Authorization": f"Bearer {harness.bench_key(bot)}"}
     questions = [qa["question"] for sample in harness.locomo() for qa in sample["qa"]][:QUERIES]
     # Two rounds, the tiers started in the other order in the second: what differs between two processes (which
     # core, which memory) weighs on both settings alike.
