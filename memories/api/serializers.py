@@ -362,6 +362,7 @@ class ToolListSerializer(serializers.Serializer):
 class ToolResultSerializer(serializers.Serializer):
     tool = serializers.CharField()
     result = serializers.DictField()
+    usage = UsageSerializer(required=False, help_text=USAGE_HELP)
 
 
 class EndUserSerializer(serializers.Serializer):

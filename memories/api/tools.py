@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from kbsite.api.authentication import caller_for
+from kbsite.api.metering import MeteredMixin
 from memories.api.serializers import ToolCallSerializer, ToolListSerializer, ToolResultSerializer
 from memories.tools import ToolError, tool_execute, tools_definitions
 
@@ -24,10 +25,12 @@ class ToolListView(APIView):
         return Response({"tools": tools_definitions(caller=request.auth)})
 
 
-class ToolCallView(APIView):
-    """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string)."""
+class ToolCallView(MeteredMixin, APIView):
+    """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string); the answer
+    says what it spent (``usage``)."""
 
     end_user_actions = {"post"}
+    metered_actions = frozenset({"post"})
     read_actions = {"post"}  # the tool itself is checked: a read-only key calls only the reading tools
 
     @extend_schema(
@@ -47,6 +50,7 @@ class ToolCallView(APIView):
         if not isinstance(arguments, dict):
             raise ValidationError({"arguments": ["must be a JSON object"]})
         caller = caller_for(request, params.validated_data)
+        self.metered_for(end_user_id=caller.end_user_id)  # a tool may reach any of the bot's KBs: no one KB's
         try:
             result = tool_execute(caller=caller, name=name, arguments=arguments)
         except ToolError as exc:

@@ -82,6 +82,15 @@ def test_the_context_block_answers_with_its_usage_for_the_bots_always_on_kbs(api
     assert (row.requests, row.embeddings) == (1, figures["embeddings"])
 
 
+def test_a_tool_call_answers_with_its_usage(api, kb, alice):
+    """A tool call (memory_search, a recall) answers with what it spent: its query embedded, no LLM call; the day's
+    usage of the bot for alice (a tool may reach any of the bot's KBs: no one KB's)."""
+    call = {"arguments": {"query": "Where does Alice live?"}, "user_id": "alice"}
+    figures = spent(api.post("/api/v1/tools/memory_search/", json=call))
+    assert figures["llm_calls"] == 0 and figures["embeddings"] >= 1
+    assert today(bot=kb.bot, kb=None, end_user=alice).requests == 1
+
+
 def test_a_messages_job_carries_its_usage(api, kb, fake_llm):
     """The job of posted turns: its LLM call and the fake LLM's tokens, the facts it embedded, and its time, in
     GET /api/v1/jobs/{id}/; the day's usage of the KB counts the job."""
