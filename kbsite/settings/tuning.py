@@ -72,6 +72,7 @@ if ARCHIVE_KEEP_TURNS >= ARCHIVE_AFTER_TURNS:
 DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 30, minimum=0)
 # A job queued longer than this is shown as waiting on workers that may not be running.
 DASHBOARD_STUCK_MINUTES = env_int("DASHBOARD_STUCK_MINUTES", 5, minimum=1)
-# Recall, context and ask answer with what they spent (``usage``: LLM calls, tokens, texts embedded, server time),
-# the chat proxies say it in Kbsite-Usage-* headers, and each bot's daily usage is kept (GET /api/v1/usage/).
+# Recall, context, ask and tool calls answer with what they spent (``usage``: LLM calls, tokens, texts embedded,
+# server time), the chat proxies say it in Kbsite-Usage-* headers, and each bot's daily usage is kept
+# (GET /api/v1/usage/).
 USAGE_ACCOUNTING = env_bool("USAGE_ACCOUNTING", True)
