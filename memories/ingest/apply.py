@@ -65,26 +65,12 @@ def facts_apply(
     """
     facts = _screened(extraction, job)
     turns = _turns_screened(searched_turns or {})
-    # Before the lock, in one batch.
-    vectors = as_vectors(embeddings.embed([s.text for _, s in facts] + list(turns.values())))
-    turn_vectors, vectors = vectors[len(facts) :], vectors[: len(facts)]
+    vectors, turn_vectors = _embedded([s.text for _, s in facts], list(turns.values()))
     now = timezone.now()
     with transaction.atomic():
         locks.hold(Lock.KB_WRITE, kb.pk)
         _cursors_check(cursors)
-        # An end user's memories stay out of the HNSW index: their few are compared exactly.
-        indexed = end_user_id is None and bool(
-            KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
-        )
-        fields = dict(
-            kb=kb,
-            end_user_id=end_user_id,
-            source=source,
-            source_file=source_file,
-            mode=extraction.mode,
-            job_run=job,
-            in_vector_index=indexed,
-        )
+        fields = _fields(kb, end_user_id, source=source, source_file=source_file, mode=extraction.mode, job=job)
         new, repeated = _memories_new(
             kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, turn_metadata or {}, fields, now
         )
@@ -98,8 +84,7 @@ def facts_apply(
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)
         for guard in cursors:
             Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
-        for pk, vector in zip(turns, turn_vectors, strict=True):
-            Message.objects.filter(pk=pk).update(embedding=vector)
+        _turns_searchable(list(turns), turn_vectors)
         job.tokens_in += extraction.tokens_in
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
@@ -114,6 +99,35 @@ def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening
     if extraction.rejected:  # facts the LLM gave that share no word with the turns they cite
         job.detail = {**job.detail, "facts_rejected": job.detail.get("facts_rejected", 0) + extraction.rejected}
     return facts
+
+
+def _fields(kb: KnowledgeBase, end_user_id: int | None, *, source: str, source_file: str, mode: str, job) -> dict:
+    """What every new memory of the extraction shares (read under the KB's lock: whether it is in the HNSW index)."""
+    # An end user's memories stay out of the HNSW index: their few are compared exactly.
+    indexed = end_user_id is None and bool(
+        KnowledgeBase.objects.filter(pk=kb.pk).values_list("vector_index", flat=True).first()
+    )
+    return dict(
+        kb=kb,
+        end_user_id=end_user_id,
+        source=source,
+        source_file=source_file,
+        mode=mode,
+        job_run=job,
+        in_vector_index=indexed,
+    )
+
+
+def _embedded(facts: list[str], turns: list[str]) -> tuple[list, list]:
+    """The facts' and the turns' vectors, in one batch (before the KB's lock is taken)."""
+    vectors = as_vectors(embeddings.embed(facts + turns))
+    return vectors[: len(facts)], vectors[len(facts) :]
+
+
+def _turns_searchable(ids: list[int], vectors: list) -> None:
+    """The turns ``ids`` made searchable: their vectors stored (see memories.recall.turns)."""
+    for pk, vector in zip(ids, vectors, strict=True):
+        Message.objects.filter(pk=pk).update(embedding=vector)
 
 
 def _turns_screened(turns: dict[int, str]) -> dict[int, str]:
