@@ -73,14 +73,7 @@ def _write(rows: dict[tuple[date, int], dict[str, int]]) -> None:
         f"WHERE EXISTS (SELECT 1 FROM {KnowledgeBase._meta.db_table} kb WHERE kb.id = v.kb_id) "
         f"ON CONFLICT (day, kb_id) DO UPDATE SET " + ", ".join(f"{n} = {table}.{n} + EXCLUDED.{n}" for n in written)
     )
-    try:
-        if connection.in_atomic_block:
-            with transaction.atomic():
-                _execute(sql, params)
-        else:
-            _execute(sql, params)
-    except DatabaseError:
-        logger.warning("daily statistics not recorded: %s", rows, exc_info=True)
+    _upsert(sql, params, "daily statistics", rows)
 
 
 def stats_buffered(seconds: float = 1.0) -> None:
@@ -138,6 +131,18 @@ def usage_add(*, bot_id: int, kb_id: int | None = None, end_user_id: int | None 
     _usage_write({key: counts})
 
 
+def usage_buffered_tokens(*, bot_id: int, day: date) -> int:
+    """The LLM tokens of ``bot_id`` on ``day`` this process holds in its buffer, not written yet (0 unbuffered)."""
+    if _buffer is None:
+        return 0
+    with _buffer_lock:
+        return sum(
+            counts["tokens_in"] + counts["tokens_out"]
+            for key, counts in _usage_buffer.items()
+            if key[0] == day and key[1] == bot_id
+        )
+
+
 def _usage_write(rows: dict[tuple, dict[str, int]]) -> None:
     """Add each (day, bot, KB, end user)'s usage to its row, in one statement; a bot, KB or end user deleted since
     its usage was buffered is left out."""
@@ -158,6 +163,12 @@ def _usage_write(rows: dict[tuple, dict[str, int]]) -> None:
         f"ON CONFLICT (day, bot_id, kb_id, end_user_id) DO UPDATE SET "
         + ", ".join(f"{n} = {table}.{n} + EXCLUDED.{n}" for n in written)
     )
+    _upsert(sql, params, "daily usage", rows)
+
+
+def _upsert(sql: str, params: list, what: str, rows) -> None:
+    """Run one of the counters' upserts; a failure (in a savepoint inside a transaction) is logged, never raised:
+    a count lost must not fail the request or job it counts."""
     try:
         if connection.in_atomic_block:
             with transaction.atomic():
@@ -165,7 +176,7 @@ def _usage_write(rows: dict[tuple, dict[str, int]]) -> None:
         else:
             _execute(sql, params)
     except DatabaseError:
-        logger.warning("daily usage not recorded: %s", rows, exc_info=True)
+        logger.warning("%s not recorded: %s", what, rows, exc_info=True)
 
 
 def _execute(sql: str, params: list) -> None:
