@@ -94,3 +94,34 @@ def test_the_turn_after_a_turn_found_is_brought_in_as_its_context(api, kb, fake_
     results = recall(api, "the new bakery on Rua Augusta")
     reply = next(r for r in results if "custard" in r["text"])
     assert reply["type"] == "turn" and "context" in reply["signals"]
+
+
+def test_turns_keep_to_their_end_user_and_their_time(api, kb, fake_llm):
+    """Bob's turn is never found for Alice; a turn said after the moment asked about (as_of) is not found then."""
+    fake_llm.reply_json({"add": [], "supersede": [], "edges": []})
+    fake_llm.reply_json({"add": [], "supersede": [], "edges": []})
+    said = [{"external_id": "b-0", "role": "user", "content": "My favourite beach is Praia da Adraga near Sintra."}]
+    response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": "b", "user_id": "bob", "messages": said})
+    assert response.status_code == 202, response.text
+    said = [
+        {
+            "external_id": "a-0",
+            "role": "user",
+            "content": "Our favourite beach is Praia do Guincho near Cascais.",
+            "created_at": "2024-06-01T10:00:00Z",
+        }
+    ]
+    response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": "a", "user_id": "alice", "messages": said})
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+    texts = [r["text"] for r in recall(api, "favourite beach")]
+    assert texts == ["Our favourite beach is Praia do Guincho near Cascais."]
+    assert [r["text"] for r in recall(api, "favourite beach", user="bob")] == [
+        "My favourite beach is Praia da Adraga near Sintra."
+    ]
+    before = api.post(
+        "/api/v1/kbs/notes/recall/",
+        json={"query": "favourite beach", "user_id": "alice", "as_of": "2024-01-01T00:00:00Z"},
+    )
+    assert before.status_code == 200, before.text
+    assert before.json()["results"] == []
