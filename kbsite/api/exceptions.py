@@ -22,6 +22,9 @@ def exception_handler(exc, context):
     """DRF's handler, plus Django's own client errors turned into 4xx JSON."""
     response = drf_exception_handler(exc, context)
     if response is not None:
+        if isinstance(response.data, list):
+            # A ValidationError raised with a message, not a field: the one error shape is an object with a detail.
+            response.data = {"detail": " ".join(str(message) for message in response.data)}
         return response
     if isinstance(exc, ObjectDoesNotExist):
         # Selectors say what is missing in the exception's message ("This bot has no knowledge base named …").
@@ -32,7 +35,7 @@ def exception_handler(exc, context):
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     if isinstance(exc, DjangoValidationError):
-        detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"detail": " ".join(exc.messages)}
         return Response(detail, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, SuspiciousOperation):
         return Response({"detail": str(exc) or "Bad request."}, status=status.HTTP_400_BAD_REQUEST)

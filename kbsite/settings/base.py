@@ -117,7 +117,8 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "kbsite.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, with each operation's tag (its resource) and summary.
+    "DEFAULT_SCHEMA_CLASS": "kbsite.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "kbsite.api.exceptions.exception_handler",
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
@@ -134,9 +135,7 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "kbsite API",
-    "DESCRIPTION": (
-        "Always-on memory and knowledge bases for chat bots. Authenticate with `Authorization: Bearer <api key>`."
-    ),
+    # The description (an overview in markdown) and the tags, in the docs' order, are kbsite.api.schema's.
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
@@ -146,6 +145,8 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "kbsite.api.schema.errors_documented",
+        "kbsite.api.schema.overview_written",
+        "kbsite.api.schema.proxies_described",
     ],
 }
 
