@@ -9,7 +9,8 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import Group, User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.db.models import CharField, TextField
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
@@ -367,3 +368,189 @@ def test_retry_all_failed_filtered_on_another_bots_id_retries_none_of_the_operat
     operator.post(url(JobRun, "changelist"), retry)
     assert set(JobRun.objects.filter(status=JobRun.Status.RETRIED).values_list("pk", flat=True)) == alphas
     assert failed.filter(kb=bravo["kb"]).count() == 1
+
+
+# Issue 34, audited: the rest of the matrix. Every action, every page of one row and every view of the admins' own
+# (retire, restore, settle, consolidate, re-index, export, erase), each given bravo's ids; the admins of the other
+# apps (users, groups, the job queue) closed to an operator; lookups across relations refused.
+
+
+def _snapshot_of(bot) -> dict:
+    """Every row of bot data of ``bot``'s, as it is now."""
+    return {
+        model: list(model.objects.filter(**{bot_path(model): bot.pk}).order_by("pk").values())
+        for model in OPERATED_MODELS
+    }
+
+
+def _bravo_rows(model, bravo_bot) -> list[int]:
+    return list(model.objects.filter(**{bot_path(model): bravo_bot.pk}).order_by("pk").values_list("pk", flat=True))
+
+
+def _every_action(model) -> list[str]:
+    """Every action of the model's admin, as a superuser has them: those an operator is not offered are tried too
+    (a post may name any)."""
+    request = RequestFactory().get("/")
+    request.user = User(username="root", is_superuser=True, is_staff=True, is_active=True)
+    return sorted(admin.site._registry[model].get_actions(request), key=lambda name: name == "delete_selected")
+
+
+@pytest.mark.parametrize("model", [m for m in OPERATED_MODELS if _every_action(m)], ids=lambda m: m.__name__)
+def test_every_action_on_another_bots_selected_rows_changes_nothing_of_theirs(two_bots, operator, model):
+    """Every action of every admin, posted with bravo's rows selected (``_selected_action``, confirmed): nothing
+    of any bot changes and nothing of bravo's is shown; with alpha's rows selected beside them, the action runs on
+    alpha's only, and bravo's stay as they were."""
+    alpha, bravo = two_bots
+    theirs = _bravo_rows(model, bravo["bot"])
+    mine = list(_rows_of(model, alpha["bot"]).values_list("pk", flat=True))
+    for action in _every_action(model):
+        before = _snapshot()
+        data = {"action": action, "index": "0", "_selected_action": theirs, "post": "yes"}
+        response = operator.post(url(model, "changelist"), data, follow=True)
+        assert response.status_code in (200, 403), (action, response.status_code)
+        assert "bravo" not in response.content.decode(), action
+        assert _snapshot() == before, action
+
+        bravo_before = _snapshot_of(bravo["bot"])
+        response = operator.post(url(model, "changelist"), {**data, "_selected_action": mine + theirs}, follow=True)
+        assert "bravo" not in response.content.decode(), action
+        assert _snapshot_of(bravo["bot"]) == bravo_before, action
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_another_bots_rows_are_not_found_on_every_page_of_one_row(two_bots, operator, model):
+    """Each of bravo's rows, on its change, history and delete pages, read and posted to (a change, a confirmed
+    delete): not found, nothing of bravo's on the page it ends on, nothing changed."""
+    bravo = two_bots[1]["bot"]
+    before = _snapshot()
+    for pk in _bravo_rows(model, bravo):
+        for view in ("change", "history", "delete"):
+            page = url(model, view, pk)
+            for response in (
+                operator.get(page),
+                operator.post(page, {"post": "yes", "text": "planted", "name": "planted", "_save": "Save"}),
+            ):
+                assert response.status_code in (302, 403), (view, pk, response.status_code)
+                if response.status_code == 302:
+                    assert response["Location"] == reverse("admin:index"), (view, pk)  # "doesn't exist"
+            landed = operator.get(page, follow=True)
+            assert "bravo" not in landed.content.decode(), (view, pk)
+    assert _snapshot() == before
+
+
+def _own_views(model) -> list[str]:
+    """The names of the admin's own views of one row (beyond Django's change, history and delete pages)."""
+    info = f"{model._meta.app_label}_{model._meta.model_name}"
+    django_s = {f"{info}_change", f"{info}_history", f"{info}_delete"}
+    return [
+        pattern.name
+        for pattern in admin.site._registry[model].get_urls()
+        if pattern.name and pattern.name not in django_s and pattern.pattern.converters
+    ]
+
+
+def test_the_admins_own_views_of_a_row_are_the_ones_below():
+    """The views of one row the admins add (a new one is tried below with bravo's ids as it appears)."""
+    views = {name for model in OPERATED_MODELS for name in _own_views(model)}
+    assert {
+        "memories_memory_retire",
+        "memories_memory_restore",
+        "memories_reviewitem_accept",
+        "kbsite_knowledgebase_consolidate",
+        "kbsite_knowledgebase_reindex",
+        "kbsite_knowledgebase_export",
+        "kbsite_enduser_export",
+        "kbsite_enduser_erase",
+    } <= views
+
+
+@pytest.mark.parametrize("model", [m for m in OPERATED_MODELS if _own_views(m)], ids=lambda m: m.__name__)
+def test_the_admins_own_views_of_another_bots_row_are_not_found(two_bots, operator, model):
+    """Retire, restore, settle a review, consolidate, re-index, export or erase, each with the id of a row of
+    bravo's, read and posted (confirmed): not found, nothing of bravo's, nothing changed."""
+    bravo = two_bots[1]["bot"]
+    before = _snapshot()
+    for name in _own_views(model):
+        for pk in _bravo_rows(model, bravo):
+            page = reverse(f"admin:{name}", args=[pk])
+            for response in (operator.get(page), operator.post(page, {"confirm": "yes", "reason": "planted"})):
+                assert response.status_code in (403, 404, 405), (name, pk, response.status_code)
+                content = b"".join(response.streaming_content) if response.streaming else response.content
+                assert b"bravo" not in content, (name, pk)
+    assert _snapshot() == before
+
+
+NOT_OPERATED = [model for model in admin.site._registry if model._meta.app_label not in OPERATED_APPS]
+
+
+@pytest.mark.parametrize("model", NOT_OPERATED, ids=lambda m: m._meta.label)
+def test_the_admins_of_other_apps_are_closed_to_an_operator(two_bots, operator, model):
+    """Users, groups and the job queue's tables (which hold every bot's task arguments): an operator may neither
+    list nor add them."""
+    assert operator.get(url(model, "changelist")).status_code == 403
+    assert operator.get(url(model, "add")).status_code == 403
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_an_autocomplete_of_rows_that_are_not_bot_data_is_refused(two_bots, operator, model):
+    """A field of bot data pointing elsewhere (a bot's operators: users; a job's object type) has no autocomplete
+    for an operator: 403, not a list of every user."""
+    for field in model._meta.get_fields():
+        if not (field.is_relation and field.concrete) or bot_path(field.related_model) is not None:
+            continue
+        query = {"app_label": model._meta.app_label, "model_name": model._meta.model_name, "field_name": field.name}
+        assert operator.get(reverse("admin:autocomplete"), {**query, "term": ""}).status_code == 403, field.name
+
+
+def _lookups_across(model) -> list[str]:
+    """Lookups through the model's relations to a text of a row further on (``kb__bot__name``,
+    ``kb__memories__text``, ``memory__text``): what a hostile operator would type to reach another bot's rows."""
+    texts = (CharField, TextField)
+    lookups = []
+    for field in _relations(model):
+        for further in field.related_model._meta.get_fields():
+            if isinstance(further, texts):
+                lookups.append(f"{field.name}__{further.name}__contains")
+            elif further.is_relation and further.related_model is not None:
+                text = next((f.name for f in further.related_model._meta.fields if isinstance(f, texts)), None)
+                if text:
+                    lookups.append(f"{field.name}__{further.name}__{text}__contains")
+    return lookups
+
+
+@pytest.mark.parametrize("model", OPERATED_MODELS, ids=lambda m: m.__name__)
+def test_a_lookup_across_relations_is_refused_or_finds_nothing_of_theirs(two_bots, operator, model):
+    """``?kb__bot__name__contains=bravo`` and the like, through every relation: Django refuses a lookup its list
+    filters do not name (400); one it allows lists none of bravo's rows (the list is the operator's rows only)."""
+    everything = {"status": "all"} if model is Memory else {"state": "all"} if model is ReviewItem else {}
+    lookups = _lookups_across(model)
+    assert lookups or not _relations(model), model
+    for lookup in lookups:
+        response = operator.get(url(model, "changelist"), {**everything, lookup: "bravo"})
+        assert response.status_code in (400, 200), (lookup, response.status_code)
+        if response.status_code == 200:
+            assert response.context["cl"].result_count == 0, lookup
+            assert "bravo" not in response.content.decode().replace("=bravo", ""), lookup
+
+
+def test_a_raw_id_pre_filled_with_any_of_another_bots_memories_shows_none(two_bots, operator):
+    """Issue 34, item 1, for every memory of bravo's (live, quarantined, retired): the raw-id field of an edge's
+    add page pre-filled with it, or posted with it, and of alpha's edge posted with it, shows no label and no text
+    of it; nor does a memory's add page pre-filled with it as the replacement or the source chunk's."""
+    alpha, bravo = two_bots
+    Memory.objects.create(kb=bravo["kb"], text="The bravo user's key is sk-bravo.", quarantined=True)
+    bravo["memory"].retire(reason="bravo retired it")
+    memories = _bravo_rows(Memory, bravo["bot"])
+    assert len(memories) == 3
+    edge = Edge.objects.get(kb=alpha["kb"])
+    before = _snapshot()
+    for pk in memories:
+        for response in (
+            operator.get(url(Edge, "add"), {"memory": pk}),
+            operator.post(url(Edge, "add"), {"memory": pk, "relation": "likes"}),
+            operator.post(url(Edge, "change", edge.pk), {"memory": pk, "relation": "likes"}),
+            operator.get(url(Memory, "add"), {"superseded_by": pk, "source_chunk": _bravo_row(Chunk, bravo["bot"])}),
+        ):
+            assert response.status_code == 200, pk
+            assert "bravo" not in response.content.decode(), pk
+    assert _snapshot() == before
