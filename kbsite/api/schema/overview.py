@@ -34,10 +34,11 @@ answer is a **429** with `Retry-After` (whole seconds) and a message naming the 
 
 ## Errors
 
-Every error of the API is a 4xx (a 503 when a backend it needs, the embedding endpoint, is down) with one JSON
-shape, the `Error` schema: `{"detail": "what went wrong and what to fix"}`. A 400 for invalid input names each
-invalid field with a list of its messages instead: `{"k": ["Ensure this value is less than or equal to 100."]}`
-(`non_field_errors` for the request as a whole). Unknown paths under `/api/` (404), wrong methods (405), bodies
+Every error a client can cause is a 4xx (and a backend the request needs being down, the embedding endpoint, a
+503), in one JSON shape, the `Error` schema: `{"detail": "what went wrong and what to fix"}`. A 400 for invalid
+input names each invalid field with a list of its messages instead:
+`{"k": ["Ensure this value is less than or equal to 100."]}` (`non_field_errors` for the request as a whole).
+Unknown paths under `/api/` (404), wrong methods (405), bodies
 over the limit (413) and the server's own errors answer in the same shape. Each operation lists the statuses it
 may give. The chat proxies answer errors in OpenAI's or Anthropic's shape, so their clients raise their own
 exceptions; MCP's gate answers `{"error": {"code", "message"}}`.
