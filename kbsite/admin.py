@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from kbsite.jobs import job_retry
+from kbsite.jobs import job_retry, jobs_resume_waiting
 from kbsite.models import ApiKey, Bot, JobRun
 from kbsite.operators import OperatedAdmin
 from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
@@ -40,8 +40,9 @@ class BotAdmin(OperatedAdmin):
             {
                 "fields": ["requests_per_minute", "llm_tokens_per_day", "when_budget_spent"],
                 "description": "Also the bot's own, at GET/PATCH /api/v1/bot/. A new limit holds from the next "
-                "request; past it a key is answered 429 (counted on the dashboard). The LLM budget is a setting "
-                "only for now: its tokens are counted, but nothing holds them against it yet.",
+                "request; past it a key is answered 429 (counted on the dashboard). Once the day's LLM tokens "
+                "(UTC) are spent, answers are extractive and extraction goes offline or waits, as chosen here "
+                "(budget.spent is sent to its webhooks); raising the budget takes up at once what waited.",
             },
         ),
     ]
@@ -70,6 +71,8 @@ class BotAdmin(OperatedAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
+        if change:
+            jobs_resume_waiting(bot_id=obj.pk)  # a raised budget takes up what waited for it
         if not change:
             _, plain = obj.issue_key()
             self.message_user(

@@ -25,7 +25,7 @@ from django_q.exceptions import TimeoutException
 from django_q.models import OrmQ
 from django_q.tasks import async_task
 
-from kbsite import locks
+from kbsite import budgets, locks
 from kbsite.ai import llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
@@ -228,6 +228,38 @@ def job_retry(*, job: JobRun, automatic: bool = False) -> JobRun | None:
     return new
 
 
+def job_wait(job: JobRun, reason: str) -> JobRun:
+    """Finish ``job`` as waiting for its bot's LLM budget, ``reason`` saying what waits; its input is left where it
+    was (cursors, the item's progress) and is queued again once tokens are left (:func:`jobs_resume_waiting`)."""
+    job.finish(status=JobRun.Status.WAITING, error=reason)
+    return job
+
+
+def jobs_resume_waiting(*, bot_id: int | None = None) -> int:
+    """Queue again the input of each job waiting for its bot's LLM budget (of ``bot_id``, or of every bot) once the
+    budget allows (a new day, a raised or removed budget, the bot's choice changed to offline); the waiting run is
+    finished as what it had done by then. Part of the jobs' healing (every minute), and run when a bot's settings
+    are saved. Returns the jobs queued again."""
+    waiting = JobRun.objects.filter(status=JobRun.Status.WAITING, kb__isnull=False).select_related("kb")
+    if bot_id is not None:
+        waiting = waiting.filter(kb__bot_id=bot_id)
+    states: dict[int, str] = {}
+    resumed = 0
+    for job in waiting.order_by("id"):
+        bot = job.kb.bot_id
+        if bot not in states:
+            states[bot] = budgets.llm_state(bot)
+        if states[bot] == budgets.WAIT:
+            continue
+        with transaction.atomic():
+            new = _job_type(job.kind).retry(job)
+            job.detail = {**job.detail, "resumed_as": new.pk if new else None}
+            job.status = JobRun.Status.SUCCEEDED if job.items_read else JobRun.Status.SKIPPED
+            job.save(update_fields=["detail", "status"])
+        resumed += new is not None
+    return resumed
+
+
 def requeue(job: JobRun) -> JobRun:
     """The default retry: a job of the same kind for the same KB, object and target."""
     return job_enqueue(kind=job.kind, kb=job.kb, obj=job.object, target=job.target, unique=True)
@@ -251,9 +283,10 @@ def jobs_heal() -> dict[str, int]:
       finishing, is failed with the reason, its input handed back (its kind's release), retried by itself.
     - A queued job whose task was lost (never reached the queue, or dropped from it) gets its task again.
     - A failed job whose retry is due is queued again.
+    - A job waiting for its bot's LLM budget is queued again once tokens are left (a new day, a raised budget).
     - Then the domain apps sweep what only they know (``jobs_healed``): claims, documents, inbox files.
     """
-    done = {"lost_runs": 0, "lost_tasks": 0, "retries": 0}
+    done = {"lost_runs": 0, "lost_tasks": 0, "retries": 0, "budget_waits": 0}
     with transaction.atomic():
         if not locks.try_hold(Lock.HEAL, 0):
             return done  # another worker is healing right now
@@ -261,6 +294,7 @@ def jobs_heal() -> dict[str, int]:
             job_fail(job, reason, retry_now=True)
             done["lost_runs"] += 1
         done["lost_tasks"] = _lost_tasks_requeue()
+        done["budget_waits"] = jobs_resume_waiting()
         for job in JobRun.objects.filter(status=JobRun.Status.FAILED, retry_at__lte=timezone.now()).order_by("id"):
             done["retries"] += job_retry(job=job, automatic=True) is not None
         for _, swept in jobs_healed.send(sender=jobs_heal):

@@ -71,3 +71,12 @@ def count(*, calls: int = 0, tokens_in: int = 0, tokens_out: int = 0, embeddings
             meter.tokens_out += tokens_out
             meter.embeddings += embeddings
             meter = meter.outer
+
+
+def tokens_unrecorded() -> int:
+    """The LLM tokens (in and out) counted on the outermost meter on: what the work running here (a job, a request)
+    has spent so far, which is added to its bot's daily usage only when that work ends."""
+    meter = _meter.get()
+    while meter is not None and meter.outer is not None:
+        meter = meter.outer
+    return meter.tokens_in + meter.tokens_out if meter is not None else 0

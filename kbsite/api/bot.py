@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from rest_framework import generics, serializers
 
+from kbsite.jobs import jobs_resume_waiting
 from kbsite.models import Bot
 
 
@@ -35,9 +36,10 @@ class BotSerializer(serializers.ModelSerializer):
 
 class BotView(generics.RetrieveUpdateAPIView):
     """The calling bot's own settings: ``requests_per_minute`` (each of its keys, with a burst; past it a 429 with
-    Retry-After; 0: no limit), ``llm_tokens_per_day`` (null: no budget; not enforced yet) and ``when_budget_spent``
-    (``offline``: extraction goes on offline; ``wait``: it waits until the next day). A change of the limit applies
-    to the next request. A read-only key reads them; a key of one end user neither reads nor changes them."""
+    Retry-After; 0: no limit), ``llm_tokens_per_day`` (null: no budget) and ``when_budget_spent`` (``offline``:
+    extraction goes on offline; ``wait``: it waits until the next day, UTC). A change of the limit applies to the next
+    request; a raised budget (or ``offline``) takes up at once the work that waited for it. A read-only key reads
+    them; a key of one end user neither reads nor changes them."""
 
     serializer_class = BotSerializer
     http_method_names = ["get", "patch", "head", "options"]
@@ -51,3 +53,4 @@ class BotView(generics.RetrieveUpdateAPIView):
                 serializer.save()
         except IntegrityError as exc:  # another bot took the name between the check and the save
             raise serializers.ValidationError({"name": ["bot with this name already exists."]}) from exc
+        jobs_resume_waiting(bot_id=serializer.instance.pk)

@@ -31,8 +31,8 @@ class Bot(models.Model):
 
     Its limits: ``requests_per_minute`` for each of its keys, with a burst on top (enforced by
     :mod:`kbsite.ratelimits`: a 429 with ``Retry-After``), and ``llm_tokens_per_day`` with what happens once it is
-    spent (``when_budget_spent``): settings kept here and shown in the admin and the API; the budget is not
-    enforced yet (the day's tokens are counted in the usage, but nothing holds them against it).
+    spent (``when_budget_spent``), held by :mod:`kbsite.budgets` against the day's tokens in its usage;
+    ``budget_spent_on`` is the last day it was found spent (``budget.spent`` is told once a day).
     """
 
     class WhenBudgetSpent(models.TextChoices):
@@ -61,13 +61,20 @@ class Bot(models.Model):
         blank=True,
         validators=[MinValueValidator(1)],
         help_text="LLM tokens (in and out) the bot's jobs and answers may spend per day (UTC); empty: no budget. "
-        "Not enforced yet.",
+        "Once spent, answers are extractive and extraction goes offline or waits (below); the chat proxy is not "
+        "limited (its upstream's tokens are the caller's).",
     )
     when_budget_spent = models.CharField(
         max_length=16,
         choices=WhenBudgetSpent.choices,
         default=WhenBudgetSpent.OFFLINE,
         help_text="Once the day's LLM tokens are spent: extraction goes on offline, or waits until the next day.",
+    )
+    budget_spent_on = models.DateField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The last day (UTC) its LLM budget was found spent; budget.spent is told once a day.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

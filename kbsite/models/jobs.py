@@ -41,6 +41,8 @@ class JobRun(models.Model):
         FAILED = "failed"
         RETRIED = "retried", "Failed, then retried"  # its input was taken up by a later run (see jobs.job_retry)
         SKIPPED = "skipped"
+        # Stopped with its input left where it was until the bot's LLM budget allows (see jobs.jobs_resume_waiting).
+        WAITING = "waiting", "Waiting for the LLM budget"
 
     kb = models.ForeignKey(KnowledgeBase, null=True, blank=True, on_delete=models.CASCADE, related_name="job_runs")
     kind = models.CharField(max_length=32, choices=Kind.choices)

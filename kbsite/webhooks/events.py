@@ -1,4 +1,5 @@
-"""The event types a webhook endpoint may subscribe to, and the data of the base app's own (a job failed)."""
+"""The event types a webhook endpoint may subscribe to, and the data of the base app's own (a job failed, the LLM
+budget spent)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ class EventType(models.TextChoices):
     JOB_FAILED = "job.failed", "job.failed: a background job failed"
     USER_ERASED = "user.erased", "user.erased: an end user was erased"
     DOCUMENT_INDEXED = "document.indexed", "document.indexed: a document's chunks are searchable"
+    BUDGET_SPENT = "budget.spent", "budget.spent: the bot's LLM tokens of the day are spent"
 
 
 def job_failed(job, *, error: str | None = None, retry_at=None) -> None:
@@ -32,3 +34,11 @@ def job_failed(job, *, error: str | None = None, retry_at=None) -> None:
         "retry_at": (retry_at or job.retry_at).isoformat() if (retry_at or job.retry_at) else None,
     }
     event_emit(bot_id=job.kb.bot_id, type=EventType.JOB_FAILED, data=data)
+
+
+def budget_spent(bot_id: int, data: dict) -> None:
+    """Tell the bot that its LLM tokens of the day are spent (``data``: the day, the budget, what was spent, what
+    its work does now)."""
+    from kbsite.webhooks.services import event_emit  # the services import the models, which import the job model
+
+    event_emit(bot_id=bot_id, type=EventType.BUDGET_SPENT, data=data)

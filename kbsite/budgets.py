@@ -1,0 +1,114 @@
+"""LLM budgets: a bot's LLM tokens of the day held against its ``llm_tokens_per_day``, and what its LLM work does now.
+
+:func:`llm_state` is asked before each LLM call of a bot's work (an extraction batch, a consolidation, an archive
+summary, an answer): ``LLM`` while tokens are left (or there is no budget), else what the bot chose in
+``when_budget_spent``: ``OFFLINE`` (the heuristics instead) or ``WAIT`` (the work stops with its input left where
+it was, and is taken up again once tokens are left: :func:`kbsite.jobs.jobs_resume_waiting`). The first time in a
+day (UTC) a bot's budget is found spent, its webhooks are told ``budget.spent``.
+
+The day is UTC, as the daily usage's. Today's tokens are the bot's daily usage rows (every job and request that
+ended; in a web process those still buffered for its next second's write) and what the work running here has spent
+so far (a job's tokens reach the usage rows when it ends). Work running at the same time in another process counts
+once it ends: the budget can be overrun by the LLM calls in flight, never by more. Reading it is one query on the
+usage rows' (day, bot) index; a bot without a budget still costs that query, and only when an LLM is configured.
+The chat proxies are never held: their upstream's tokens are the caller's, not counted in the usage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import BigIntegerField, F, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from kbsite.ai import llm, usage
+from kbsite.models import Bot
+from kbsite.models.stats import DailyUsage
+from kbsite.stats import usage_buffered_tokens
+from kbsite.webhooks.events import budget_spent
+
+LLM = "llm"
+OFFLINE = Bot.WhenBudgetSpent.OFFLINE.value
+WAIT = Bot.WhenBudgetSpent.WAIT.value
+
+# Why an answer or a batch went without the LLM, in modes and job details.
+SPENT = "LLM budget spent"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A bot's budget of the day: its tokens per day (None: no budget), the tokens spent today, and its choice for
+    when they are spent."""
+
+    per_day: int | None
+    spent: int
+    when_spent: str
+
+    @property
+    def exhausted(self) -> bool:
+        return self.per_day is not None and self.spent >= self.per_day
+
+    @property
+    def left(self) -> int | None:
+        return None if self.per_day is None else max(0, self.per_day - self.spent)
+
+
+def budget_of(bot_id: int, *, with_running: bool = False) -> Budget:
+    """The bot's budget of today (UTC) as written (one query), plus what this process has buffered and, with
+    ``with_running``, what the work running here has spent so far."""
+    today = timezone.now().date()
+    tokens = (
+        DailyUsage.objects.filter(day=today, bot_id=OuterRef("pk"))
+        .order_by()
+        .values("bot_id")
+        .annotate(tokens=Sum(F("tokens_in") + F("tokens_out")))
+        .values("tokens")
+    )
+    row = (
+        Bot.objects.filter(pk=bot_id)
+        .annotate(tokens=Coalesce(Subquery(tokens, output_field=BigIntegerField()), 0))
+        .values("llm_tokens_per_day", "when_budget_spent", "tokens")
+        .first()
+    )
+    if row is None:
+        return Budget(per_day=None, spent=0, when_spent=OFFLINE)
+    spent = row["tokens"] + usage_buffered_tokens(bot_id=bot_id, day=today)
+    if with_running:
+        spent += usage.tokens_unrecorded()
+    return Budget(per_day=row["llm_tokens_per_day"], spent=spent, when_spent=row["when_budget_spent"])
+
+
+def llm_state(bot_id: int) -> str:
+    """What the bot's next LLM call does: ``LLM`` (go on), ``OFFLINE`` (no LLM is configured, or the budget is spent
+    and the bot chose the heuristics) or ``WAIT`` (spent, and the bot chose to wait). Read afresh each time, so a
+    budget raised through the API or the admin counts at the next call."""
+    if not llm.is_configured():
+        return OFFLINE
+    budget = budget_of(bot_id, with_running=True)
+    if not budget.exhausted:
+        return LLM
+    _spent_tell(bot_id, budget)
+    return budget.when_spent
+
+
+def held(state: str) -> bool:
+    """Whether ``state`` (of :func:`llm_state`) is the budget's doing, not the lack of an LLM."""
+    return state != LLM and llm.is_configured()
+
+
+def _spent_tell(bot_id: int, budget: Budget) -> None:
+    """Note the day the bot's budget was found spent and, the first time that day, tell its webhooks. The update
+    is the guard: of two processes finding it spent at once, one changes the row, and only that one tells."""
+    today = timezone.now().date()
+    if not Bot.objects.filter(pk=bot_id).exclude(budget_spent_on=today).update(budget_spent_on=today):
+        return
+    budget_spent(
+        bot_id,
+        {
+            "day": today.isoformat(),
+            "llm_tokens_per_day": budget.per_day,
+            "tokens_today": budget.spent,
+            "when_budget_spent": budget.when_spent,
+        },
+    )
