@@ -4,8 +4,9 @@ A session's older turns become a conversation document — summary, topics, enti
 that other sessions can search.
 
 Triggered when a session has more than ARCHIVE_AFTER_TURNS unarchived turns (all but the newest ARCHIVE_KEEP_TURNS
-are archived) or on request (all of them). Summaries come from the LLM; offline, the most informative turns are kept
-verbatim (extractive). The session's ``archived_through`` cursor moves in the same transaction that stores the
+are archived) or on request (all of them). Summaries come from the LLM; offline (or once the bot's LLM budget of the
+day is spent, unless it chose to wait: the run then waits for tokens), the most informative turns are kept verbatim
+(extractive). The session's ``archived_through`` cursor moves in the same transaction that stores the
 document, so a failed run loses nothing and a re-run does not archive twice.
 """
 
@@ -20,7 +21,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from pydantic import BaseModel, Field, ValidationError
 
-from kbsite import jobs, locks
+from kbsite import budgets, jobs, locks
 from kbsite.ai import embeddings, llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
@@ -97,8 +98,11 @@ def session_archive(*, job: JobRun) -> JobRun:
         job.tokens_in += tokens_in
         job.tokens_out += tokens_out
 
+    state = budgets.llm_state(session.kb.bot_id)
+    if state == budgets.WAIT:
+        return jobs.job_wait(job, f"{budgets.SPENT}: the archive waits until tokens are left")
     try:
-        if llm.is_configured():
+        if state == budgets.LLM:
             job.mode = Mode.LLM
             summary = llm.complete_validated(
                 system=SYSTEM_PROMPT, user=_transcript(turns), validate=_validate, usage=count_tokens

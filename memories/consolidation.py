@@ -3,7 +3,9 @@
 A run takes a bounded batch of the oldest unconsolidated live memories, asks the LLM for insights (each
 with the ids of the memories it connects), validates that every id belongs to the batch, and stores the
 insights with their links and embeddings while marking the batch consolidated — in one transaction.
-Offline, insights come from grouping memories that share entities or topics. Runs of one KB never overlap.
+Offline, insights come from grouping memories that share entities or topics; so too once the bot's LLM budget of
+the day is spent, unless it chose to wait (the run is skipped, the next scheduled one tries again). Runs of one KB
+never overlap.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from django.db import transaction
 from django.db.models import Count, Min
 from django.utils import timezone
 
-from kbsite import jobs, locks
+from kbsite import budgets, jobs, locks
 from kbsite.ai import embeddings, llm
 from kbsite.ai.defence import screen_many
 from kbsite.ai.vectors import as_vectors
@@ -154,8 +156,14 @@ def kb_consolidate(*, job: JobRun) -> JobRun:
             job.detail = {"note": "fewer than two new memories: nothing to do"}
             job.finish(status=JobRun.Status.SKIPPED)
             return job
+        state = budgets.llm_state(kb.bot_id)
+        if state == budgets.WAIT:
+            job.finish(status=JobRun.Status.SKIPPED, error=f"{budgets.SPENT}: the next scheduled run consolidates")
+            return job
+        if budgets.held(state):
+            job.mode, job.detail = Mode.HEURISTIC, {"llm_budget": f"{budgets.SPENT}: insights by grouping"}
         try:
-            insights = _llm_insights(batch, job) if llm.is_configured() else _heuristic_insights(batch)
+            insights = _llm_insights(batch, job) if state == budgets.LLM else _heuristic_insights(batch)
             texts = [s.text for s in screen_many([text for text, _ in insights])]
             vectors = as_vectors(embeddings.embed(texts))
         except (llm.LLMError, embeddings.EmbeddingError) as exc:

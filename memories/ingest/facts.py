@@ -49,15 +49,20 @@ def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn], end_user_id: in
     return picked
 
 
-def extract(kb: KnowledgeBase, turns: list[Turn], end_user_id: int | None = None) -> Extraction:
-    if llm.is_configured():
+def extract(
+    kb: KnowledgeBase, turns: list[Turn], end_user_id: int | None = None, *, offline: bool = False
+) -> Extraction:
+    """The facts of ``turns``: by the LLM when one is configured, else (or ``offline``: the bot's LLM budget is
+    spent and it chose to go on offline) by the heuristics."""
+    if llm.is_configured() and not offline:
         live_facts = _live_facts_for_prompt(kb, turns, end_user_id)
         return extract_llm(turns=turns, live_facts=live_facts, now=timezone.now())
     return extract_heuristic(turns)
 
 
-def mode() -> str:
-    return Mode.LLM if llm.is_configured() else Mode.HEURISTIC
+def mode(*, offline: bool = False) -> str:
+    """The mode :func:`extract` works in."""
+    return Mode.LLM if llm.is_configured() and not offline else Mode.HEURISTIC
 
 
 def job_fail(job: JobRun, exc: Exception) -> JobRun:

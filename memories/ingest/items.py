@@ -1,14 +1,16 @@
 """The ingest job of a text or document item, resumable group by group.
 
 Its segments extracted in LLM-sized groups and applied one group at a time, so a retry resumes after the groups
-already applied.
+already applied; the bot's LLM budget is read before each group (spent: the rest offline, or the item waits).
 """
 
 from __future__ import annotations
 
 from django.utils import timezone
 
+from kbsite import budgets
 from kbsite.ai import embeddings, llm, splitting
+from kbsite.jobs import job_wait
 from kbsite.models import JobRun
 from memories import services
 from memories.ingest.apply import facts_apply
@@ -48,9 +50,14 @@ def item_ingest(*, job: JobRun) -> JobRun:
                     break
                 group.append(segment)
                 size += len(segment)
+            state = budgets.llm_state(kb.bot_id)
+            if state == budgets.WAIT:  # the item keeps its progress and resumes there once tokens are left
+                return job_wait(job, f"{budgets.SPENT}: the item waits at segment {position} of {len(segments)}")
+            if budgets.held(state):
+                job.detail = {**job.detail, "llm_budget": f"{budgets.SPENT}: the rest extracted offline"}
             turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
             job.items_read += len(turns)
-            extraction = extract(kb, turns, item.end_user_id)
+            extraction = extract(kb, turns, item.end_user_id, offline=state != budgets.LLM)
             facts_apply(
                 end_user_id=item.end_user_id,
                 kb=kb,

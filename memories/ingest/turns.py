@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from django.conf import settings
 
+from kbsite import budgets
 from kbsite.ai import embeddings, llm
+from kbsite.jobs import job_wait
 from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import services
 from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
@@ -23,16 +27,23 @@ def extract_pending(*, job: JobRun) -> JobRun:
     embedded and applied together, and while more turns wait the job queues a second one, so that all
     workers share one KB's backlog (their applies still take turns under the KB's lock); each claims at
     most its even share of the waiting turns, so the workers finish together (see claims.sessions_claim).
+
+    The bot's LLM budget is read before each claim and each LLM batch (kbsite.budgets): once it is spent, the
+    remaining batches go offline (each memory says so in its mode; the run's detail counts them) or, as the bot
+    chose, the job stops: the batches not applied keep their cursors, their claims are released, and the run
+    waits (WAITING) until tokens are left, when it is queued again.
     """
     kb = job.kb
     job.start()
-    skipped_turns = 0
-    failed_sessions: set[int] = set()
-    errors: list[Exception] = []
-    offline = not llm.is_configured()
-    sharers = settings.Q_CLUSTER["workers"] if offline else 1  # workers that can share the KB's backlog
-    while True:
-        claimed, more = sessions_claim(kb, job, failed_sessions, settings.EXTRACT_CHUNK_TURNS, sharers)
+    run = _Run()
+    while not run.waiting:
+        state = budgets.llm_state(kb.bot_id)
+        if state == budgets.WAIT:
+            run.waiting = True
+            break
+        offline = state != budgets.LLM
+        sharers = settings.Q_CLUSTER["workers"] if offline else 1  # workers that can share the KB's backlog
+        claimed, more = sessions_claim(kb, job, run.failed_sessions, settings.EXTRACT_CHUNK_TURNS, sharers)
         if not claimed:
             break
         try:
@@ -40,14 +51,51 @@ def extract_pending(*, job: JobRun) -> JobRun:
                 enqueue_extract(kb=kb)
             batches = claimed_batches(claimed)
             groups = _by_owner(batches) if offline else [[b] for b in batches]
-            for group in groups:
-                skipped_turns += _extract_group(kb, job, group, failed_sessions, errors)
+            _extract_groups(kb, job, groups, state, run)
         finally:
-            sessions_release(job, claimed)
-    job.detail = {**job.detail, "turns_skipped_by_salience_gate": skipped_turns}
-    if errors:
-        job.detail["failed_sessions"] = len(failed_sessions)
-        return job_fail(job, errors[-1])
+            sessions_release(job, claimed)  # what was not applied keeps its cursor: the next job takes it up
+    return _finish(job, kb, run)
+
+
+@dataclass
+class _Run:
+    """What an extraction run has met so far: turns skipped by the salience gate, session batches extracted offline
+    because the LLM budget was spent, sessions that failed with their errors, and whether it stopped to wait."""
+
+    skipped_turns: int = 0
+    held_batches: int = 0
+    waiting: bool = False
+    failed_sessions: set[int] = field(default_factory=set)
+    errors: list[Exception] = field(default_factory=list)
+
+
+def _extract_groups(kb: KnowledgeBase, job: JobRun, groups: list, state: str, run: _Run) -> None:
+    """Extract and apply each group of a claim in turn, each exactly once. With the LLM, the budget is read again
+    before each: spent, the group (one session's batch) goes offline, or the rest of the claim is left to wait."""
+    for group in groups:
+        if state == budgets.LLM:
+            state = budgets.llm_state(kb.bot_id)
+        if state == budgets.WAIT:
+            run.waiting = True
+            return
+        if budgets.held(state):
+            run.held_batches += len(group)
+        offline = state != budgets.LLM  # once offline, the rest of the claim stays so
+        run.skipped_turns += _extract_group(kb, job, group, run.failed_sessions, run.errors, offline=offline)
+
+
+def _finish(job: JobRun, kb: KnowledgeBase, run: _Run) -> JobRun:
+    """End the run: failed (its sessions wait for the retry), waiting for the budget, skipped or succeeded."""
+    job.detail = {**job.detail, "turns_skipped_by_salience_gate": run.skipped_turns}
+    if run.held_batches:
+        job.detail["llm_budget"] = f"{budgets.SPENT}: {run.held_batches} session batches extracted offline"
+    if run.errors:
+        job.detail["failed_sessions"] = len(run.failed_sessions)
+        return job_fail(job, run.errors[-1])
+    if run.waiting:
+        return job_wait(
+            job, f"{budgets.SPENT}: the turns wait until tokens are left (the next day, UTC, or a raised budget)"
+        )
     if not job.items_read:
         # Queued while another job was busy with the same KB, which took every waiting turn.
         job.finish(status=JobRun.Status.SKIPPED, error="no unprocessed turns were left (other jobs took them)")
@@ -97,9 +145,11 @@ def _extract_group(
     group: list[tuple[CursorGuard, list[Turn]]],
     failed_sessions: set[int],
     errors: list[Exception],
+    *,
+    offline: bool = False,
 ) -> int:
-    """Extract and apply one group of session batches (all of one owner); returns the turns the salience gate
-    skipped."""
+    """Extract and apply one group of session batches (all of one owner), by the LLM unless ``offline``; returns
+    the turns the salience gate skipped."""
     owner = group[0][0].end_user_id
     turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
@@ -107,7 +157,10 @@ def _extract_group(
     _skipped_show(job, [t for t in turns if not is_salient(t.text)])
     try:
         # Nothing durable in the group: the cursors still advance, without an LLM call.
-        extraction = extract(kb, salient, owner) if salient else Extraction([], [], mode())
+        if salient:
+            extraction = extract(kb, salient, owner, offline=offline)
+        else:
+            extraction = Extraction([], [], mode(offline=offline))
         facts_apply(
             end_user_id=owner,
             kb=kb,

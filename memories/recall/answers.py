@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kbsite import budgets
 from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
@@ -76,13 +77,16 @@ def kb_ask(
 ) -> Answer:
     """An answer from the memories the caller's end user may see (their own and the shared ones), citing them: the
     memories the context block holds for the question (its profile and relevant facts), so that what the block can
-    answer is answered."""
+    answer is answered. Extractive offline, and once the bot's LLM budget of the day is spent (whatever it chose for
+    its extraction: an answer cannot wait), its mode saying so."""
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
     hits = got.memories[:k] + got.profile + got.insights  # the profile always: it is what the block shows first
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
-    if not llm.is_configured() or not given:
+    state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
+    if state != budgets.LLM:
         answer, citations = _extractive(question, hits)
-        return Answer(answer=answer, citations=citations, mode="extractive", memories=hits)
+        why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
+        return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     earlier = held_earlier(hits)
     listing = "\n".join(_listed(h, earlier) for h in hits)
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"

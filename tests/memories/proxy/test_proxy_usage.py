@@ -8,7 +8,9 @@ import openai
 import pytest
 from django.utils import timezone
 
+from kbsite.models import Bot
 from kbsite.models.stats import DailyUsage
+from kbsite.stats import usage_add
 from tests.conftest import wait_for
 
 
@@ -61,3 +63,19 @@ def test_without_accounting_no_usage_headers(client, two_users, fake_llm, settin
         model="fake-model", messages=[{"role": "user", "content": "Hello?"}], user="alice"
     )
     assert not [name for name in raw.headers if name.lower().startswith("kbsite-usage")]
+
+
+def test_a_spent_llm_budget_does_not_hold_the_proxy(client, two_users, fake_llm):
+    """The bot's LLM tokens of the day are spent (and it chose to wait): the chat proxy still answers, and the
+    upstream's tokens are not counted against the budget (they are the caller's)."""
+    alice, _ = two_users
+    Bot.objects.filter(pk=alice.bot_id).update(llm_tokens_per_day=100, when_budget_spent="wait")
+    usage_add(bot_id=alice.bot_id, tokens_in=100)
+    fake_llm.reply_raw("Try a mushroom risotto.", tokens_in=120, tokens_out=30)
+    answer = client.chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": "What shellfish dish tonight?"}], user="alice"
+    )
+    assert answer.choices[0].message.content == "Try a mushroom risotto."
+    rows = DailyUsage.objects.filter(day=timezone.now().date(), bot=alice.bot)
+    wait_for(lambda: rows.filter(end_user=alice).exists(), 5, "the request's usage to be written")
+    assert sum(row.tokens_in + row.tokens_out for row in rows) == 100
