@@ -554,3 +554,23 @@ def test_a_raw_id_pre_filled_with_any_of_another_bots_memories_shows_none(two_bo
             assert response.status_code == 200, pk
             assert "bravo" not in response.content.decode(), pk
     assert _snapshot() == before
+
+
+def test_the_recall_console_naming_another_bots_user_and_session_shows_nothing_of_theirs(two_bots, operator):
+    """The console on alpha's KB asked as bravo's end user, in bravo's session: the user is looked up among alpha's
+    (none such), so none of bravo's memories, turns, chunks or documents is in the recall, the context block or the
+    answer, and nothing of bravo's changes."""
+    alpha, bravo = two_bots
+    Memory.objects.create(kb=bravo["kb"], text="The bravo user drinks tea daily.", entities=["bravo"])
+    before = _snapshot_of(bravo["bot"])
+    query = {"kb": alpha["kb"].pk, "query": "tea says hi chunk doc", "k": 20}
+    page = operator.get(
+        reverse("admin:kbsite_knowledgebase_recall"), {**query, "user_id": "bravo-user", "session_id": "bravo-session"}
+    )
+    assert page.status_code == 200 and page.context["results"] is not None
+    text = page.content.decode()
+    for theirs in ("bravo user likes", "bravo user drinks", "bravo says hi", "bravo chunk", "bravo doc", "bravo-kb"):
+        assert theirs not in text, theirs
+    assert _snapshot_of(bravo["bot"]) == before
+    mine = operator.get(reverse("admin:kbsite_knowledgebase_recall"), {**query, "user_id": "alpha-user"})
+    assert "alpha user likes tea" in mine.content.decode()  # the same question finds the operator's own
