@@ -58,16 +58,9 @@ def budget_of(bot_id: int, *, with_running: bool = False) -> Budget:
     """The bot's budget of today (UTC) as written (one query), plus what this process has buffered and, with
     ``with_running``, what the work running here has spent so far."""
     today = timezone.now().date()
-    tokens = (
-        DailyUsage.objects.filter(day=today, bot_id=OuterRef("pk"))
-        .order_by()
-        .values("bot_id")
-        .annotate(tokens=Sum(F("tokens_in") + F("tokens_out")))
-        .values("tokens")
-    )
     row = (
         Bot.objects.filter(pk=bot_id)
-        .annotate(tokens=Coalesce(Subquery(tokens, output_field=BigIntegerField()), 0))
+        .annotate(tokens=tokens_today())
         .values("llm_tokens_per_day", "when_budget_spent", "tokens")
         .first()
     )
@@ -77,6 +70,19 @@ def budget_of(bot_id: int, *, with_running: bool = False) -> Budget:
     if with_running:
         spent += usage.tokens_unrecorded()
     return Budget(per_day=row["llm_tokens_per_day"], spent=spent, when_spent=row["when_budget_spent"])
+
+
+def tokens_today() -> Coalesce:
+    """A bot's LLM tokens of today (UTC) as written in its daily usage rows: an annotation of bots, read on the
+    rows' (day, bot) index."""
+    tokens = (
+        DailyUsage.objects.filter(day=timezone.now().date(), bot_id=OuterRef("pk"))
+        .order_by()
+        .values("bot_id")
+        .annotate(tokens=Sum(F("tokens_in") + F("tokens_out")))
+        .values("tokens")
+    )
+    return Coalesce(Subquery(tokens, output_field=BigIntegerField()), 0)
 
 
 def llm_state(bot_id: int) -> str:

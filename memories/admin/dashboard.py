@@ -5,7 +5,8 @@ Per request it reads no big table: the counts of memories, waiting turns and job
 refreshed every DASHBOARD_CACHE_SECONDS (one grouped count per table, through indexes), and the 30 days of
 figures from the daily statistics (:mod:`kbsite.stats`), thirty rows a KB, and the requests the rate limit refused
 from thirty rows a bot (:mod:`kbsite.ratelimits`). An end user's own figures are counted from their rows, which are
-few. Today's usage per bot is summed from the daily usage rows (one a KB and end user).
+few. Today's usage per bot is summed from the daily usage rows (one a KB and end user), and so are the LLM budgets
+of the bots in view.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from kbsite.models import EndUser, JobRun, KnowledgeBase
+from kbsite.budgets import Budget, tokens_today
+from kbsite.models import Bot, EndUser, JobRun, KnowledgeBase
 from kbsite.models.stats import DailyUsage
 from kbsite.ratelimits import rate_limited_series
 from kbsite.stats import USAGE, stats_series
@@ -118,6 +120,26 @@ def usage_today(kbs: list[KnowledgeBase], end_user: EndUser | None = None) -> li
     return [{"bot": row.pop("bot__name"), **row} for row in sums]
 
 
+def llm_budgets(bot_ids: list[int]) -> list[dict]:
+    """The LLM budget of each bot in view that has one, by name: tokens per day, spent today (UTC), left, and once
+    spent what its work does (``spent``: "extraction offline" or "extraction waiting"; answers are extractive)."""
+    bots = Bot.objects.filter(pk__in=bot_ids, llm_tokens_per_day__isnull=False).annotate(tokens=tokens_today())
+    rows = []
+    for bot in bots.order_by("name"):  # one query, bots and their tokens of today together
+        budget = Budget(per_day=bot.llm_tokens_per_day, spent=bot.tokens, when_spent=bot.when_budget_spent)
+        state = "offline" if bot.when_budget_spent == Bot.WhenBudgetSpent.OFFLINE else "waiting"
+        rows.append(
+            {
+                "bot": bot.name,
+                "per_day": budget.per_day,
+                "spent": budget.spent,
+                "left": budget.left,
+                "state": f"budget spent: extraction {state}" if budget.exhausted else "",
+            }
+        )
+    return rows
+
+
 @dataclass
 class Dashboard:
     kbs: list[KnowledgeBase]
@@ -129,6 +151,7 @@ class Dashboard:
     end_user: EndUser | None = None
     alerts: list[str] = field(default_factory=list)
     usage: list[dict] = field(default_factory=list)
+    budgets: list[dict] = field(default_factory=list)
 
 
 def dashboard(
@@ -160,9 +183,15 @@ def dashboard(
         stuck_jobs=stuck,
         end_user=end_user,
         usage=usage_today(kbs, end_user),
+        budgets=llm_budgets(bot_ids or []),
     )
     if totals["jobs_failed"]:
         board.alerts.append(f"{totals['jobs_failed']} failed jobs: their input is kept; retry them below.")
+    for row in board.budgets:
+        if row["state"]:
+            board.alerts.append(
+                f"{row['bot']}: LLM {row['state']}, answers extractive, until the next day (UTC) or a raised budget."
+            )
     if stuck:
         board.alerts.append(
             f"{stuck} jobs have waited more than {settings.DASHBOARD_STUCK_MINUTES} minutes: are the workers "
