@@ -92,6 +92,12 @@ def _finish(job: JobRun, kb: KnowledgeBase, run: _Run) -> JobRun:
     if run.errors:
         job.detail["failed_sessions"] = len(run.failed_sessions)
         return job_fail(job, run.errors[-1])
+    if run.waiting and not job.items_read:
+        # Turns posted while the budget is spent each queue a run: one waits for them all (it takes up every turn).
+        other = JobRun.objects.filter(kb=kb, kind=job.kind, status=JobRun.Status.WAITING).exclude(pk=job.pk).first()
+        if other is not None:
+            job.finish(status=JobRun.Status.SKIPPED, error=f"{budgets.SPENT}: run {other.pk} waits for these turns")
+            return job
     if run.waiting:
         return job_wait(
             job, f"{budgets.SPENT}: the turns wait until tokens are left (the next day, UTC, or a raised budget)"

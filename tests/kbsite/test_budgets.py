@@ -112,14 +112,20 @@ def test_turns_waiting_at_the_end_of_a_day_are_taken_up_the_next_day(api, kb, fa
     post(api, "first", "I live in Berlin now.")
     run_queued_tasks()
     assert fake_llm.calls == 0
-    assert JobRun.objects.get(kind=JobRun.Kind.INGEST_MESSAGES).status == JobRun.Status.WAITING
+    waiting = JobRun.objects.get(kind=JobRun.Kind.INGEST_MESSAGES)
+    assert waiting.status == JobRun.Status.WAITING
+    post(api, "first", "I live in Berlin now.", "My sister Carla works at the hospital.")  # one more waits with it
+    run_queued_tasks()
+    again = JobRun.objects.filter(kind=JobRun.Kind.INGEST_MESSAGES).exclude(pk=waiting.pk).get()
+    assert again.status == JobRun.Status.SKIPPED and f"run {waiting.pk} waits" in again.error
     assert jobs.jobs_heal()["budget_waits"] == 0
 
     DailyUsage.objects.update(day=timezone.now().date() - timedelta(days=1))
-    fake_llm.reply_json(facts("Alice lives in Berlin."))
+    fake_llm.reply_json(facts("Alice lives in Berlin.", "Alice's sister Carla works at the hospital."))
     assert jobs.jobs_heal()["budget_waits"] == 1
     run_queued_tasks()
     assert fake_llm.calls == 1 and modes("first") == {"llm"} and cursors_at_the_end()
+    assert Memory.objects.count() == 2
 
 
 def test_a_text_waits_at_its_segment_and_resumes_there(api, kb, fake_llm):
@@ -196,3 +202,19 @@ def test_the_dashboard_shows_each_budget_and_what_a_spent_one_does(admin_client,
     table = page.split('id="llm-budgets"')[1].split("</table>")[0]
     assert "budget spent: extraction waiting" in table and ">0<" in table
     assert "LLM budget spent: extraction waiting, answers extractive" in page
+
+
+def test_consolidation_groups_offline_or_waits_for_its_next_run(api, kb, fake_llm):
+    """Budget spent: 'offline' draws insights by grouping, without the LLM; 'wait' skips the run, saying why."""
+    from memories import consolidation
+
+    for n in range(3):
+        MemoryFactory(kb=kb, text=f"Alice plays chess on day {n}.", entities=["alice"])
+    budget(api, BUDGET, "wait")
+    spend(kb.bot, BUDGET)
+    job = jobs.job_run(consolidation.enqueue_consolidation(kb=kb), lambda job: consolidation.kb_consolidate(job=job))
+    assert job.status == JobRun.Status.SKIPPED and job.error.startswith("LLM budget spent")
+    budget(api, BUDGET, "offline")
+    job = jobs.job_run(consolidation.enqueue_consolidation(kb=kb), lambda job: consolidation.kb_consolidate(job=job))
+    assert (job.status, job.mode, fake_llm.calls) == (JobRun.Status.SUCCEEDED, "heuristic", 0)
+    assert job.facts_added >= 1 and job.detail["llm_budget"] == "LLM budget spent: insights by grouping"
