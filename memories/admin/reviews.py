@@ -12,6 +12,7 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from kbsite.operators import OperatedAdmin
@@ -128,7 +129,7 @@ class ReviewItemAdmin(OperatedAdmin):
                 self.message_user(request, str(exc), messages.WARNING)
             else:
                 self.message_user(request, f"{label}: review item {pk} settled.", messages.SUCCESS)
-            return redirect(request.META.get("HTTP_REFERER") or reverse("admin:memories_reviewitem_changelist"))
+            return redirect(_back(request))
 
         return view
 
@@ -154,3 +155,12 @@ def _fact(memory: Memory):
         until,
         format_html(" · turns: {}", turns) if turns else "",
     )
+
+
+def _back(request) -> str:
+    """Where a settled review returns: the admin page it was settled from, never another site (the Referer is the
+    client's to say)."""
+    back = request.META.get("HTTP_REFERER", "")
+    if back and url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
+        return back
+    return reverse("admin:memories_reviewitem_changelist")

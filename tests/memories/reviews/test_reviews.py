@@ -125,6 +125,23 @@ def test_the_admin_queue_shows_both_facts_and_settles_in_one_click(admin_client,
     assert "I live in Porto." not in admin_client.get(reverse("admin:memories_reviewitem_changelist")).content.decode()
 
 
+@pytest.mark.parametrize(
+    "referer, back",
+    [
+        ("https://evil.example/phish", "/admin/memories/reviewitem/"),
+        ("//evil.example/phish", "/admin/memories/reviewitem/"),
+        (
+            "http://testserver/admin/memories/reviewitem/?status__exact=open",
+            "http://testserver/admin/memories/reviewitem/?status__exact=open",
+        ),
+    ],
+)
+def test_a_settled_item_returns_to_the_admin_page_it_came_from_never_another_site(admin_client, moved, referer, back):
+    """The Referer is the client's to say: a settle returns to it only on this site, else to the queue."""
+    response = admin_client.post(reverse("admin:memories_reviewitem_keep-both", args=[moved.pk]), HTTP_REFERER=referer)
+    assert response.status_code == 302 and response["Location"] == back
+
+
 def test_an_operator_of_another_bot_cannot_see_or_settle_an_item(client, kb, moved, other_bot):
     """As operator of another bot: the queue is empty of this bot's facts, the item's page and its buttons are a
     404, and nothing changes."""
