@@ -102,11 +102,8 @@ ORPHAN_GRACE_SECONDS = 60
 def claims_orphaned_return() -> int:
     """Put claimed files that no waiting or running job works on back into their inbox (the process that claimed
     them stopped before queueing them; their job was deleted). Part of the jobs' healing. Returns how many."""
-    live = set(
-        JobRun.objects.filter(
-            kind=JobRun.Kind.INGEST_FILE, status__in=[JobRun.Status.QUEUED, JobRun.Status.RUNNING]
-        ).values_list("kb_id", "target")
-    )
+    working = [JobRun.Status.QUEUED, JobRun.Status.RUNNING, JobRun.Status.WAITING]  # waiting: for the LLM budget
+    live = set(JobRun.objects.filter(kind=JobRun.Kind.INGEST_FILE, status__in=working).values_list("kb_id", "target"))
     returned = 0
     for kb in KnowledgeBase.objects.filter(is_active=True, bot__is_active=True):
         claims = kb.inbox_dir / CLAIM_DIR
@@ -151,7 +148,7 @@ def inbox_file_ingest(*, job: JobRun) -> JobRun:
         processed = _unique(kb.processed_dir / _place(claimed, kb.inbox_dir / CLAIM_DIR))
         processed.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(claimed, processed)
-    else:
+    elif job.status != JobRun.Status.WAITING:  # a file waiting for the LLM budget stays claimed, its item part-done
         _park_failed(job, claimed, job.error)
         job.save(update_fields=["detail"])
     return job
@@ -208,8 +205,11 @@ def _park_failed(job: JobRun, claimed: Path, reason: str) -> None:
 
 
 def file_retry(job: JobRun) -> JobRun | None:
-    """Move the failed file back among the claimed inbox files and queue it again."""
+    """Move the failed file back among the claimed inbox files and queue it again; a file that waited for the LLM
+    budget is still claimed, and its item resumes."""
     kb = job.kb
+    if job.status == JobRun.Status.WAITING and (kb.folder / job.target).is_file():
+        return _queue_file(kb, kb.folder / job.target, item=job.object)
     place = job.detail.get("failed_file") or Path(job.target).name
     failed = kb.failed_dir / place
     if not failed.is_file():

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 
 import pytest
@@ -142,6 +143,29 @@ def test_a_text_waits_at_its_segment_and_resumes_there(api, kb, fake_llm):
     budget(api, None)
     run_queued_tasks()
     assert fake_llm.calls == 1 and Memory.objects.get().mode == "llm"
+
+
+def test_an_inbox_file_waits_claimed_and_resumes(api, kb, fake_llm):
+    """An inbox file met by a spent budget and 'wait' stays claimed (not parked in failed/, not handed back by the
+    healing), and is ingested by the LLM once the budget is raised, then moved to processed/."""
+    from memories import ingest
+
+    budget(api, BUDGET, "wait")
+    spend(kb.bot, BUDGET)
+    kb.inbox_dir.mkdir(parents=True, exist_ok=True)
+    (kb.inbox_dir / "notes.txt").write_bytes(b"Dana keeps three beehives in Porto.")
+    past = timezone.now().timestamp() - 600
+    os.utime(kb.inbox_dir / "notes.txt", (past, past))
+    ingest.inbox_scan()
+    run_queued_tasks()
+    job = JobRun.objects.get(kind=JobRun.Kind.INGEST_FILE)
+    assert job.status == JobRun.Status.WAITING and not (kb.failed_dir / "notes.txt").exists()
+    os.utime(kb.folder / job.target, (past, past))  # an old claim, which the healing hands back if no job has it
+    assert jobs.jobs_heal()["inbox_files"] == 0 and (kb.folder / job.target).is_file()
+    fake_llm.reply_json(facts("Dana keeps three beehives in Porto."))
+    budget(api, 10_000, "wait")
+    run_queued_tasks()
+    assert Memory.objects.get().mode == "llm" and (kb.processed_dir / "notes.txt").exists()
 
 
 @pytest.fixture
