@@ -4,8 +4,10 @@ keys' requests per minute, and its LLM budget, as on its page in the admin."""
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import generics, serializers
 
+from kbsite.budgets import Budget, budget_of
 from kbsite.jobs import jobs_resume_waiting
 from kbsite.models import Bot
 
@@ -18,6 +20,13 @@ class BotSerializer(serializers.ModelSerializer):
         help_text="Requests a key may make at once on top of the steady rate (RATE_LIMIT_BURST_SECONDS' worth); "
         "0 without a limit.",
     )
+    llm_tokens_today = serializers.SerializerMethodField(
+        help_text="LLM tokens (in and out) the bot's jobs and answers have spent today (UTC), as recorded."
+    )
+    llm_budget_spent = serializers.SerializerMethodField(
+        help_text="Whether today's tokens have reached llm_tokens_per_day: answers are extractive and extraction "
+        "goes offline or waits (when_budget_spent)."
+    )
 
     class Meta:
         model = Bot
@@ -29,9 +38,26 @@ class BotSerializer(serializers.ModelSerializer):
             "burst",
             "llm_tokens_per_day",
             "when_budget_spent",
+            "llm_tokens_today",
+            "llm_budget_spent",
             "created_at",
         ]
         read_only_fields = ["id", "created_at"]
+
+    def _budget(self, bot: Bot) -> Budget:
+        """The bot's budget of today, read once per answer (after a PATCH, with the new settings)."""
+        key = ("budget", bot.pk, bot.llm_tokens_per_day, bot.when_budget_spent)
+        if key not in self.context:
+            self.context[key] = budget_of(bot.pk)
+        return self.context[key]
+
+    @extend_schema_field(serializers.IntegerField())
+    def get_llm_tokens_today(self, bot: Bot) -> int:
+        return self._budget(bot).spent
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_llm_budget_spent(self, bot: Bot) -> bool:
+        return self._budget(bot).exhausted
 
 
 class BotView(generics.RetrieveUpdateAPIView):

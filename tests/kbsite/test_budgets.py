@@ -79,6 +79,8 @@ def test_a_budget_spent_in_the_middle_of_an_ingest_goes_on_offline_without_losin
     assert "ok" in " ".join(job.detail["skipped_turns"])
     (row,) = DailyUsage.objects.filter(day=timezone.now().date(), bot=kb.bot)
     assert row.tokens_in + row.tokens_out == 150
+    settings = api.get("/api/v1/bot/").json()
+    assert (settings["llm_tokens_today"], settings["llm_budget_spent"]) == (150, True)
 
 
 def test_waiting_turns_keep_their_place_and_are_extracted_once_the_budget_is_raised(api, kb, fake_llm):

@@ -79,6 +79,8 @@ def test_the_bots_settings_are_read_and_changed_and_the_new_limit_applies_at_onc
         "burst": 166667,
         "llm_tokens_per_day": None,
         "when_budget_spent": "offline",
+        "llm_tokens_today": 0,
+        "llm_budget_spent": False,
         "created_at": "",
     }
     second = ApiClient(base_url=api.base_url, key=api.bot.issue_key(name="second")[1], bot=api.bot)
