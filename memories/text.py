@@ -106,8 +106,9 @@ _OPENER = re.compile(
     r"[A-Za-z][\w']*(?: [\w']+){0,2}:)\s+",
     re.I,
 )
-# Where a sentence holds two statements: a new clause with its own subject ("…, and I am allergic to nuts").
-_CLAUSE = re.compile(r";\s+|,?\s+(?:and|but)\s+(?=(?:i|we)\b)", re.I)
+# Where a sentence holds two statements: a new clause with its own subject ("…, and I am allergic to nuts", "…, so
+# I'm learning Japanese").
+_CLAUSE = re.compile(r";\s+|,?\s+(?:and|but)\s+(?=(?:i|we)\b)|,\s+so\s+(?=(?:i|i'm|we|we're)\b)", re.I)
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -122,10 +123,34 @@ def _clauses(sentence: str) -> list[str]:
     return [*out, sentence[start:]]
 
 
+# A sentence that opens on someone named before ("He's my golden retriever", "Her name is Pixel").
+_BACK_REFERENCE = re.compile(r"^(?:he|she|they|his|her|their|him|them)\b", re.I)
+
+
+# A favourite named without a verb: what it is, the statement before says ("Severance is incredible. My favourite
+# show now!").
+_FAVOURITE_ALONE = re.compile(r"^(?:my|our) (?:new |current |all-time )?(?:favou?rite|fave)\b", re.I)
+_VERB_OF_FAVOURITE = re.compile(r"\b(?:is|are|was|were|has|have|remains|stays|became)\b", re.I)
+
+
+def _goes_on(before: str, part: str) -> bool:
+    """Whether ``part`` says nothing without the statement before it: it opens on a person that one named ("We
+    adopted a kitten! Her name is Pixel."), names a favourite without saying what ("…Severance is incredible. My
+    favourite show now."), or it is the short answer to the question that one asked ("Can gluten intolerance show
+    up in your 30s? I just got diagnosed.")."""
+    if _BACK_REFERENCE.match(part):
+        return True
+    if _FAVOURITE_ALONE.match(part) and not _VERB_OF_FAVOURITE.search(part):
+        return True
+    return before.rstrip().endswith("?") and len(content_words(part)) < MIN_CONTENT_WORDS
+
+
 def statements_of(text: str) -> list[str]:
     """The statements a text makes, each saying one thing: its sentences, and the clauses of a sentence with a
     subject of their own, without an opener that says nothing ("Big news:"). What is too slight to stand alone
-    ("Yes, in May.") stays with the statement before it (or, first, the one after), so nothing said is lost."""
+    ("Yes, in May.") stays with the statement before it (or, first, the one after), so nothing said is lost; so does
+    what opens on a person named before it ("Her name is Pixel.") and the short answer to a question asked before
+    it ("…in your 30s? I just got diagnosed.")."""
     parts: list[str] = []
     for sentence in SENTENCE.split(text.strip()):
         for clause in _clauses(sentence.strip()):
@@ -135,7 +160,7 @@ def statements_of(text: str) -> list[str]:
     out: list[str] = []
     pending = ""
     for part in parts:
-        if is_salient(part):
+        if is_salient(part) and not (out and _goes_on(out[-1], part)):
             out.append(f"{pending} {part}" if pending else part)
             pending = ""
         elif out:

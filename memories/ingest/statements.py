@@ -1,10 +1,15 @@
 """Reading what a text states: the one-valued attributes of one person it gives a value (no database).
 
-An attribute has one value at a time: where a person lives, where and as what they work, their name or age, a
-favourite, a value of theirs such as a birthday or an address, or whether they like a thing ("I love sushi" → "I
-don't like sushi anymore"). Statements are plain sentences about one person, in their own words ("Alice: I live in
-Berlin", an offline fact) or the LLM's ("Alice lives in Berlin"); questions and conditionals state nothing. A text
-is ``whole`` when everything it says is such a statement, so retiring it retires nothing else it says.
+An attribute has one value at a time: where a person lives, where, in which city and as what they work, their name
+or age, where they stand with a partner ("my girlfriend Kasia" → "Kasia and I got engaged"), a favourite, a value
+of theirs such as a birthday or an address, or whether they like a thing ("I love sushi" → "I don't like sushi
+anymore"). Apart from attributes, a text may say a thing has changed (:func:`changes`): ended ("we sold the Clio"),
+put to another time ("we pushed the trip to September") or done without ("walked without the stick").
+
+Statements are plain sentences about one person, in their own words ("Alice: I live in Berlin", an offline fact) or
+the LLM's ("Alice lives in Berlin"); questions and conditionals state nothing (a condition after a value, "…if you
+need it", does not undo it). A text is ``whole`` when everything it says is such a statement, so retiring it
+retires nothing else it says.
 
 The same reading keeps two facts apart that only look alike: texts with other numbers, or other values of one
 attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 32 years old" are 0.98 similar).
@@ -39,6 +44,16 @@ _VERB = (
 )
 _DIETS = r"vegetarian|vegan|pescatarian|carnivore|keto|paleo|gluten-free|dairy-free|lactose-free|kosher|halal"
 _DIET_HINTS = ("vegetarian", "vegan", "pescatarian", "meat", "diet", "keto")
+_RELATIONSHIP_HINTS = (
+    "girlfriend", "boyfriend", "fiance", "fiancee", "fiancé", "fiancée", "wife", "husband", "engaged", "married",
+    "divorced", "separated", "single", "broke", "split",
+)  # fmt: skip
+# A partner's title, or a change of it, read as where one stands ("my fiancée", "we got engaged": engaged).
+_RELATIONSHIP = {
+    "girlfriend": "dating", "boyfriend": "dating", "fiance": "engaged", "fiancé": "engaged", "fiancee": "engaged",
+    "fiancée": "engaged", "engaged": "engaged", "wife": "married", "husband": "married", "married": "married",
+    "divorced": "single", "separated": "single", "single": "single", "broke up": "single", "split up": "single",
+}  # fmt: skip
 _ATTRIBUTES = (
     "name|birthday|email|email address|e-mail|phone number|number|address|home address|job|job title|title|role|"
     "employer|boss|manager|salary|age|hometown|home town|diet|pronouns|timezone|time zone|team|school|university|"
@@ -57,7 +72,9 @@ class _Pattern:
     negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
 
 
-_LEAD = r"^(?:so |well |oh |yeah |actually |and |but |now |also |anyway |finally )*"
+# Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
+_OPENERS = "so well oh yeah actually and but now also anyway finally honestly seriously basically ok okay plus btw"
+_LEAD = r"^(?:(?:" + _OPENERS.replace(" ", "|") + r"),? )*"
 
 
 def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
@@ -143,6 +160,23 @@ _PATTERNS = [
         negated=True,
     ),
     _p("diet", r"i (?:eat|started eating) (?P<v>meat|fish) again", hints=("eat", "meat", "fish"), value="omnivore"),
+    # Where one stands with a partner: "my girlfriend Kasia…", "Kasia and I got engaged", "we split up".
+    _p(
+        "relationship",
+        r"my (?P<v>girlfriend|boyfriend|fianc[eé]e?|wife|husband)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p(
+        "relationship",
+        r"(?:[\w'-]+ and )?(?:i|we)(?:'ve| have|'re| are|'m| am)?(?: just| finally| recently| officially)*"
+        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p(
+        "relationship",
+        r"(?:[\w'-]+ and )?(?:i|we)(?: just| finally| recently)* (?P<v>broke up|split up)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
     # A state of the speaker, said to have ended: "I am no longer married", "I'm not a student anymore" (then
     # what said it held is restated).
     _p("is {0}", r"i(?:'m| am) (?:no longer|not) (?:an? )?" + _END, value="no", strict=True),
@@ -186,8 +220,15 @@ def statement(text: str) -> Statement:
         first_person = _FIRST_PERSON.search(text) is not None
     found = Statement(speaker=speaker.strip().lower())
     covered = True
+    previous = ""
     for sentence in (s.strip() for s in SENTENCE.split(said)):
         if not sentence:
+            continue
+        before, previous = previous, sentence
+        if first_person and (named := _favourite_named_before(sentence, before)):
+            found.slots[named[0]] = named[1]
+            found.hints.update(("favourite", "favorite"))
+            covered = False  # the sentence before says more than the name
             continue
         if not first_person:
             who, sentence = _in_first_person(sentence)
@@ -202,11 +243,37 @@ def statement(text: str) -> Statement:
     return found
 
 
-_FIRST_PERSON = re.compile(r"(?:^|[.!?]\s+)(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b", re.I)
+# A favourite named in the sentence before: "Severance is incredible. My favourite show now!"
+_FAVOURITE_BEFORE = re.compile(
+    _LEAD + r"my (?:new |current |all-time )?(?:favou?rite|fave) "
+    r"(?P<what>(?:(?!\b(?:is|are|was|has|remains)\b)[\w' -]){2,30}?)"
+    r"(?: now| ever| of all time| these days| this year)?\s*(?:[,!.;].*)?$",
+    re.I,
+)
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*")
+
+
+def _favourite_named_before(sentence: str, before: str) -> tuple[str, str] | None:
+    """("favourite show", "severance") for "My favourite show now" after "Severance is incredible": a favourite
+    named without a verb is the last name of the sentence before (not the word opening it)."""
+    match = _FAVOURITE_BEFORE.match(sentence)
+    names = [m.group(0) for m in _NAME_RUN.finditer(before) if m.start() > 0 and m.group(0) != "I"]
+    if not match or not names:
+        return None
+    what = match.group("what").lower().strip().replace("color", "colour")
+    return f"favourite {what}", _ARTICLE.sub("", names[-1].lower())
+
+
+_FIRST_PERSON = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:" + _OPENERS.replace(" ", "|") + r"),?\s+)*(?:[\w'-]+ and )?"
+    r"(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b",
+    re.I,
+)
 _SUBJECT = re.compile(r"^(?P<who>She|He|They|[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})(?P<poss>['’]s)?\s+(?P<rest>.+)$")
 _NOT_SUBJECTS = frozenset(
     "i my the a an our this that it we you in on at since after before when if last yesterday today his her their "
     "there here so then".split()
+    + _OPENERS.split()
 )
 _PRONOUNS = frozenset(["she", "he", "they"])
 _FIRST_PERSON_VERBS = {
@@ -234,11 +301,15 @@ def _in_first_person(sentence: str) -> tuple[str, str]:
 def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
     """The attributes a sentence states, and whether that is all it says (each clause a statement, followed by no
     more than a time or a place)."""
+    sentence, condition = _without_condition(sentence)
     if sentence.endswith("?") or _CONDITIONAL.search(sentence):
         return {}, False
     slots: dict[str, str] = {}
-    whole = True
+    whole = not condition  # the condition says more than the value
     for clause in re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I):
+        if place := _workplace(clause.strip()):
+            slots["workplace"] = place
+            found_hints.update(_WORKPLACE_HINTS)
         stated = _clause_slot(clause.strip())
         if stated is None:
             # "I live in Paris, France": a name going on with the value says no more.
@@ -249,6 +320,51 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         found_hints.update(hints)
         whole = whole and bool(_COVERED.match(rest))
     return slots, whole
+
+
+# The city one works in: "an engineer at Panasonic in Osaka", "I teach at a school in Munich", "got transferred to
+# the Tokyo office" (a name: "in the city centre" is no city).
+_WORKPLACES = (
+    re.compile(
+        _LEAD + r"(?:i (?:work|teach|lecture|study)\b[\w' -]*? |(?:i(?:'m| am) )?an? (?:[\w'-]+ )?[\w'-]*?"
+        r"(?:er|or|ist|ian|ant|ent|nurse|chef|lead|manager) )(?:at|for) "
+        r"[\w&'’. -]+? in (?P<v>[\w' -]+)$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + r"(?:i |we )?(?:(?:just|recently|finally|got|was|have been|'ve been|am being|'m being|am|'m)\s+)*"
+        r"(?:transferred|moved|relocated) to (?:the |our |my )?(?P<v>[\w' -]+?) "
+        r"(?:office|branch|site|campus|plant|lab|team|hq|headquarters|store|studio)\b",
+        re.I,
+    ),
+)
+_WORKPLACE_HINTS = ("work", "works", "working", "office", "transferred", "branch")
+
+
+def _workplace(clause: str) -> str | None:
+    """The city a clause says the speaker works in, if it names one."""
+    for pattern in _WORKPLACES:
+        match = pattern.match(clause)
+        if match and clause[match.start("v")].isupper():
+            raw = match.group("v").strip()
+            stop = _VALUE_STOP.search(raw)
+            words = (raw[: stop.start()] if stop else raw).lower().split()
+            if 0 < len(words) <= 3:
+                return " ".join(words)
+    return None
+
+
+# A condition after what is stated ("My number is 07700 900123 if you ever need it"): it does not undo the statement.
+_TRAILING_CONDITION = re.compile(r",?\s+(?:if|in case|whenever)\s+(?:you|u)\b.*$", re.I)
+
+
+def _without_condition(sentence: str) -> tuple[str, bool]:
+    """The sentence without a condition addressed to the listener that follows what it states, and whether it had
+    one; a sentence opening with a condition ("If I moved…") keeps it."""
+    cut = _TRAILING_CONDITION.search(sentence)
+    if not cut or len(sentence[: cut.start()].split()) < 3:
+        return sentence, False
+    return sentence[: cut.start()], True
 
 
 def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
@@ -264,10 +380,14 @@ def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
         rest += clause[match.end() :]  # "I live in Munich: the capital of Bavaria" says more
         if pattern.strict and rest and not _QUALIFIER.match(rest):
             continue  # "I don't like sushi for breakfast" says nothing of sushi
-        words = _ARTICLE.sub("", value.strip()).lower().split()
+        value = re.sub(r"^(?:(?:still|now|currently|already|also)\s+)+", "", value.strip(), flags=re.I)
+        words = _ARTICLE.sub("", value).lower().split()
         if not 0 < len(words) <= 4 or (pattern.value and words[0] in _NOT_THINGS):
             continue
         value = " ".join(words)
+        if pattern.slot == "relationship":
+            getting = re.search(r"\bgetting married\b", clause, re.I)
+            value = "engaged" if getting else _RELATIONSHIP.get(value, value)
         what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
         slot = pattern.slot.format(value if pattern.value else what)
         if pattern.negated:
@@ -337,7 +457,19 @@ _ENDED = (
 )
 # Words of an ended thing that name nothing of its own.
 _GENERIC = frozenset("job work place one thing things stuff it that this".split())
+# Words that end the naming of a thing: what follows is another clause or a time, place or manner.
+_THING_ENDS = frozenset(
+    "and but or so because since to for with in at on from as after before when while until then".split()
+)
 _TIME_WORDS = frozenset("last this next yesterday today ago week weeks month months year years now".split())
+
+
+# Studies ended: "I defended!", "I graduated in May", "I finished my PhD" (no longer a student).
+_GRADUATED = re.compile(
+    r"\b(?:i|we)(?: just| finally| officially)* (?:defended|graduated|passed my (?:viva|defen[cs]e)|"
+    r"(?:finished|completed) my (?:phd|doctorate|degree|studies|master'?s|thesis))\b",
+    re.I,
+)
 
 
 def ended(text: str) -> list[frozenset[str]]:
@@ -345,12 +477,95 @@ def ended(text: str) -> list[frozenset[str]]:
     found: list[frozenset[str]] = []
     for pattern in _ENDED:
         for match in pattern.finditer(text):
-            words: list[str] = []
-            for word in match.group("thing").lower().replace("’", "'").split():
-                if word in _TIME_WORDS:
-                    break
-                words.append(re.sub(r"'s$", "", word))
-            named = frozenset(w for w in words if w not in _GENERIC and len(w) > 2 and w not in _NOT_THINGS)
+            named = _named(match.group("thing"))
             if named and named not in found:
                 found.append(named)
+    if _GRADUATED.search(text) and frozenset({"student"}) not in found:
+        found.append(frozenset({"student"}))
     return found
+
+
+def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words that name a thing, up to where another clause or a time begins ("my Fuji and switched": fuji)."""
+    words: list[str] = []
+    for word in thing.lower().replace("’", "'").split():
+        if word in _TIME_WORDS or word in _THING_ENDS:
+            if any(w not in _GENERIC for w in words):
+                break  # "sold my Fuji and switched…": the Fuji
+            continue  # "quit my job at Acme": Acme
+        words.append(re.sub(r"'s$", "", word))
+    return frozenset(w for w in words if w not in _GENERIC and w not in generic and len(w) > 2 and w not in _NOT_THINGS)
+
+
+# A thing put to another time: "we pushed the trip to September", "we moved the wedding to 9 August", "the
+# dentist is rescheduled" is not read (no one did it).
+_RESCHEDULED = re.compile(
+    r"\b(?:pushed|moved|postponed|rescheduled|delayed|shifted|brought|put)\s+(?:back\s+|forward\s+|off\s+)?"
+    r"(?:the|our|my|his|her|their)\s+(?P<thing>[\w'’-]+(?: [\w'’-]+)?)\s+(?:back\s+|forward\s+|off\s+)?"
+    r"(?:to|till|until|for|into)\s+(?P<when>[\w ]+)",
+    re.I,
+)
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+# A time named: a month, a weekday, a season, a date.
+_TIME_NAMED = re.compile(
+    r"\b(?:(?:next |this |the )?(?:" + _MONTHS + r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|"
+    r"autumn|fall|winter)|"
+    r"next (?:week|weekend|month|year)|tomorrow|\d{1,2}(?:st|nd|rd|th)?(?: of)? (?:" + _MONTHS + r")|"
+    r"\d{4}-\d\d-\d\d)\b",
+    re.I,
+)
+_WHEN_WORDS = frozenset("date day time plan plans".split())
+# What a speaker now does without: "walked to the pier without the stick" (an older "with a stick for now" held
+# for a while only).
+_WITHOUT = re.compile(r"\bwithout (?:the|my|a|an|his|her|their|any) (?P<thing>[\w'’-]+)", re.I)
+_TEMPORARY = re.compile(
+    r"\b(?:for now|for the moment|at the moment|for the time being|temporarily|for a while|"
+    r"for (?:a|two|three|a few|several) (?:days|weeks|months))\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A thing a text says has changed, as the words that name it: ``ended`` ("we sold the Clio", "I don't drink
+    coffee anymore"), ``rescheduled`` ("we pushed the trip to September") or ``done without`` ("walked to the pier
+    without the stick")."""
+
+    how: str
+    thing: frozenset[str]
+
+    def replaces(self, older: str) -> bool:
+        """Whether an older text says what this change makes a thing of the past: it names the thing and, for a
+        thing put to another time, a time of it ("a trip to Japan for April"); for one done without, a state held
+        for a while only ("with a stick for now"). A text that says itself the thing ended is not replaced."""
+        if not mentions(older, self.thing):
+            return False
+        if self.how == "rescheduled":
+            return _TIME_NAMED.search(older) is not None
+        if self.how == "done without" and not _TEMPORARY.search(older):
+            return False
+        return not ended(older)
+
+
+def changes(text: str) -> list[Change]:
+    """Every thing ``text`` says has ended, been put to another time, or is done without now."""
+    found = [Change("ended", thing) for thing in ended(text)]
+    for match in _RESCHEDULED.finditer(text):
+        thing = _named(match.group("thing"), _WHEN_WORDS)
+        if thing and _TIME_NAMED.match(match.group("when")):
+            found.append(Change("rescheduled", thing))
+    for match in _WITHOUT.finditer(text):
+        if thing := _named(match.group("thing")):
+            found.append(Change("done without", thing))
+    return list(dict.fromkeys(found))
+
+
+def names_a_time(text: str) -> bool:
+    """Whether ``text`` names a time: a month, a weekday, a season, a date."""
+    return _TIME_NAMED.search(text) is not None
+
+
+def mentions(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names every word of ``thing``, or a longer word it begins ("fuji": "Fujifilm")."""
+    words = frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", text.lower().replace("’", "'")))
+    return all(w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) for w in thing)

@@ -23,7 +23,7 @@ from django.db.models.functions import Greatest
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
-from memories.ingest.statements import Statement, clash, contradicts, ended, statement
+from memories.ingest.statements import Statement, changes, clash, contradicts, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
 from memories.services import insights_retire, retirement_follow
@@ -110,24 +110,26 @@ CONTRADICTED = "a fact it quotes is contradicted by a newer one (an open conflic
 
 
 def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
-    """A new fact that says a thing has ended ("we sold the Clio", "I don't drink coffee anymore") against the same
-    owner's older live facts that mention it: each pair an open conflict for review (the block shows the older as
-    what held earlier), and the insights quoting the older retired. Returns how many were opened."""
+    """A new fact that says a thing has changed (:func:`~memories.ingest.statements.changes`: ended, "we sold the
+    Clio", "I don't drink coffee anymore"; put to another time, "we pushed the trip to September"; done without,
+    "walked without the stick") against the same owner's older live facts that it makes a thing of the past: each
+    pair an open conflict for review (the block shows the older as what held earlier), and the insights quoting the
+    older retired. Returns how many were opened."""
     opened: list[int] = []
     for memory in memories:
         if memory.quarantined:
             continue
-        for thing in ended(memory.text):
+        for change in changes(memory.text):
             mentions = (
                 Memory.objects.live()
                 .owned_by(end_user_id)
-                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=_all_words(thing))
+                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=_all_words(change.thing))
                 .only("id", "text", "kb_id", "end_user_id")
                 .order_by("-id")[:50]
             )
             for older in mentions:
-                if not ended(older.text) and conflict_open(
-                    older=older, newer=memory, attribute=f"ended: {' '.join(sorted(thing))}"
+                if change.replaces(older.text) and conflict_open(
+                    older=older, newer=memory, attribute=f"{change.how}: {' '.join(sorted(change.thing))}"
                 ):
                     opened.append(older.pk)
     insights_retire(opened, reason=CONTRADICTED, at=now)

@@ -8,10 +8,9 @@ newer began.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
-from memories.ingest.statements import ended, statement, values_agree
+from memories.ingest.statements import changes, mentions, statement, values_agree
 from memories.models import ReviewItem
 from memories.recall.hits import Hit
 
@@ -22,8 +21,9 @@ def _when(hit: Hit) -> tuple:
 
 def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     """The hits (by type and id) that a newer one of them makes a thing of the past, each with when that newer one
-    began: a newer statement of the same attribute with another value ("I live in Berlin now"), or a newer saying
-    that a thing they mention has ended ("we sold the Clio", "I don't drink coffee anymore")."""
+    began: a newer statement of the same attribute with another value ("I live in Berlin now"), with the statements of
+    its turn naming the old value; or a newer saying that a thing they mention has changed ("we sold the Clio", "I
+    don't drink coffee anymore", "we pushed the trip to September")."""
     ordered = sorted(hits, key=_when)
     latest: dict[tuple[str, str], tuple[Hit, str]] = {}
     stated: list[tuple[Hit, str, str, str]] = []
@@ -38,13 +38,39 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     for hit, speaker, slot, value in stated:
         newest, newest_value = latest[(speaker, slot)]
         if newest.id != hit.id and not values_agree(newest_value, value):
-            earlier[("memory", hit.id)] = newest.valid_from or newest.created_at
+            earlier[("memory", hit.id)] = until = newest.valid_from or newest.created_at
+            for sibling in _naming_in_turn(ordered, hit, value):
+                earlier.setdefault(("memory", sibling.id), until)
     for n, hit in enumerate(ordered):
-        for thing in ended(hit.text) if hit.type == "memory" else ():
+        for change in changes(hit.text) if hit.type == "memory" else ():
             for older in ordered[:n]:
-                if _mentions(older.text, thing) and not ended(older.text):
+                if change.replaces(older.text):
                     earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
     return earlier
+
+
+def _naming_in_turn(hits: list[Hit], replaced: Hit, value: str) -> list[Hit]:
+    """The other statements of the turn ``replaced`` was cut from that name its replaced value ("Finished The Bear
+    season 3." beside "my favourite show is still The Bear"): said with it, of it, they go with it, as the whole turn
+    did when a memory was a turn."""
+    value = value.removeprefix("not ")
+    turn = _turn_of(replaced)
+    if not turn or value in ("yes", "no"):
+        return []
+    return [
+        h
+        for h in hits
+        if h.type == "memory"
+        and h.id != replaced.id
+        and _turn_of(h) == turn
+        and mentions(h.text, frozenset(value.split()))
+    ]
+
+
+def _turn_of(hit: Hit) -> frozenset:
+    """The turns a memory was drawn from (its sources), else the turn its hit was merged by; none: empty."""
+    turns = frozenset((s.get("session_id"), s.get("external_id")) for s in hit.sources if s.get("type") == "message")
+    return turns or (frozenset([hit.turn]) if hit.turn is not None else frozenset())
 
 
 def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
@@ -60,17 +86,14 @@ def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     return {("memory", older): valid or created for older, valid, created in rows}
 
 
-def _mentions(text: str, thing: frozenset[str]) -> bool:
-    """Whether ``text`` names every word of ``thing``, or a longer word it begins ("fuji": "Fujifilm")."""
-    words = _words(text)
-    return all(w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) for w in thing)
-
-
 def held_earlier(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     """The hits (by type and id) shown as held earlier, with until when: the older side of an open conflict, or
-    one a newer hit restates otherwise or says has ended."""
-    return {**conflicts_open(hits), **earlier_values(hits)}
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", text.lower().replace("’", "'")))
+    one a newer hit restates otherwise or says has changed; and an insight quoting one of those (it would put the
+    old value back as current)."""
+    earlier = {**conflicts_open(hits), **earlier_values(hits)}
+    for hit in hits:
+        if hit.type == "insight":
+            quoted = [("memory", s["memory_id"]) for s in hit.sources if s.get("type") == "memory"]
+            if past := [key for key in quoted if key in earlier]:
+                earlier.setdefault(("insight", hit.id), earlier[past[0]])
+    return earlier

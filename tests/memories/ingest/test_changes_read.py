@@ -1,0 +1,138 @@
+"""Changes of state read offline, as the supersession and the block use them: a partner's title, a condition after a
+value, a thing sold or done without, put to another time or left with one's studies, the city one works in, and
+statements that say nothing without the one before them. Sentences of our own, not the truth benchmark's."""
+
+from __future__ import annotations
+
+import pytest
+
+from memories.ingest.statements import Change, changes, ended, statement
+from memories.text import statements_of
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Priya: My boyfriend Marco cooks every Sunday.", "dating"),
+        ("Priya: Marco and I got married in June!", "married"),
+        ("Priya: We're getting married next spring.", "engaged"),
+        ("Priya: My fiancée loves the idea.", "engaged"),
+        ("Priya: We split up over the summer.", "single"),
+    ],
+)
+def test_where_one_stands_with_a_partner_is_one_attribute(text, value):
+    """A partner's title and a change of it state one attribute, so a newer one makes an older one earlier."""
+    assert statement(text).slots["relationship"] == value
+
+
+def test_a_partner_named_in_passing_is_not_all_a_text_says():
+    """ "My boyfriend Marco cooks every Sunday" says more than where she stands: never retired whole, only shown as
+    earlier (an open conflict) when she says she married."""
+    assert not statement("Priya: My boyfriend Marco cooks every Sunday.").whole
+    assert "relationship" not in statement("Priya: My ex-boyfriend moved to Rome.").slots
+
+
+def test_a_condition_after_a_value_does_not_undo_it():
+    """ "…if you need to reach me" follows the number; a sentence opening on a condition still states nothing."""
+    said = statement("My phone number is 555 0199 if you need to reach me.")
+    assert said.slots == {"phone number": "555 0199"} and not said.whole
+    assert statement("If I moved to Munich I would miss my friends.").slots == {}
+    assert statement("Also my new phone number is 555 0342.").slots == {"phone number": "555 0342"}
+
+
+def test_a_thing_ended_is_named_up_to_the_next_clause():
+    """ "We sold the Passat and bought bikes": the Passat ended, not "Passat and bought"."""
+    assert ended("We sold the Passat and bought two bikes.") == [frozenset({"passat"})]
+
+
+@pytest.mark.parametrize(
+    "text, change, older, replaced",
+    [
+        (
+            "We postponed the housewarming to next Saturday.",
+            Change("rescheduled", frozenset({"housewarming"})),
+            "We're throwing a housewarming on 3 May, you're invited.",
+            True,
+        ),
+        (
+            "We postponed the housewarming to next Saturday.",
+            Change("rescheduled", frozenset({"housewarming"})),
+            "The housewarming playlist is ready.",
+            False,  # names no time of it: nothing moved
+        ),
+        (
+            "Went to work without the brace today.",
+            Change("done without", frozenset({"brace"})),
+            "I wear a wrist brace for now, the sprain is slow.",
+            True,
+        ),
+        (
+            "Went to work without the brace today.",
+            Change("done without", frozenset({"brace"})),
+            "I bought a new brace for climbing.",
+            False,  # held for good, not for a while
+        ),
+        (
+            "I finally graduated!",
+            Change("ended", frozenset({"student"})),
+            "I'm a nursing student at Leeds.",
+            True,
+        ),
+    ],
+)
+def test_a_change_makes_the_older_mention_a_thing_of_the_past(text, change, older, replaced):
+    assert change in changes(text)
+    assert change.replaces(older) is replaced
+
+
+def test_a_move_of_furniture_reschedules_nothing():
+    """Only a thing put to a time is rescheduled: "to the living room" is a place."""
+    assert changes("We moved the sofa to the living room.") == []
+
+
+@pytest.mark.parametrize(
+    "text, city",
+    [
+        ("Ola: I'm a pharmacist at Boots in Bristol.", "bristol"),
+        ("Ola: I got transferred to the Cardiff branch last month.", "cardiff"),
+        ("Ola: I teach history at a college in York.", "york"),
+    ],
+)
+def test_the_city_one_works_in_is_read(text, city):
+    assert statement(text).slots["workplace"] == city
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yesterday, at the market in Soho, I met Tom.",
+        "I had a coffee at a café in Soho.",
+        "I work at a hospital in the city centre.",
+    ],
+)
+def test_a_place_not_of_work_is_no_workplace(text):
+    assert "workplace" not in statement(text).slots
+
+
+def test_a_statement_that_says_nothing_alone_stays_with_the_one_before():
+    """A sentence opening on someone named before, or a short answer to the speaker's own question, is kept with
+    it; two statements that each stand alone are still two."""
+    assert statements_of("We got a puppy last week. His name is Rolo.") == [
+        "We got a puppy last week. His name is Rolo."
+    ]
+    assert statements_of("Is it normal to feel dizzy after a flu jab? I had mine today.") == [
+        "Is it normal to feel dizzy after a flu jab? I had mine today."
+    ]
+    assert statements_of("I moved to Ghent in May. I am allergic to kiwi.") == [
+        "I moved to Ghent in May.",
+        "I am allergic to kiwi.",
+    ]
+
+
+def test_a_favourite_named_without_a_verb_is_the_name_before_it():
+    """ "Wingspan is brilliant. My new favourite game!" states the favourite game, and is one statement; a sentence
+    opening on a word that says nothing ("Honestly…") still states its favourite."""
+    text = "Just tried Wingspan, it is brilliant. My new favourite game!"
+    assert statements_of(text) == [text]
+    assert statement(text).slots == {"favourite game": "wingspan"}
+    assert statement("Honestly my favourite game is still Catan.").slots == {"favourite game": "catan"}
