@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kbsite import budgets
@@ -9,11 +10,11 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
-from memories.ingest.statements import statement
+from memories.ingest.statements import names_a_time, statement
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
-from memories.recall.hits import Hit
+from memories.recall.hits import Hit, joined_text
 from memories.text import SENTENCE, content_words, stems
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
@@ -33,13 +34,17 @@ class Answer:
 def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
     """Offline: the statements of the block that answer the question best: one stating an attribute it asks for
     ("where does she live": where she lives), else the one sharing most words with it and with the subject it
-    asks about, the more informative first; a second one when it answers a part the first does not ("where does
-    she live and what can she not eat?"). Of facts restated otherwise by a newer one, only the newer. No
-    statement at all: "I don't remember"."""
+    asks about (naming a time, when it asks when), the higher in the block and the more informative first (up to
+    six words: a long statement matching as much is no better answer); a second one when it answers a part the
+    first does not ("where does she live and what can she not eat?"). Each is quoted with the other statements of
+    its turn found with it ("We cancelled the cruise. Going to Cornwall instead."), and with its date when it says
+    "today" or "last week". Of facts restated otherwise by a newer one, only the newer. No statement at all: "I
+    don't remember"."""
     earlier = held_earlier(hits)
     wanted = stems(content_words(question) + concept_words(question))
     asked = slots_asked(question)
-    scored: list[tuple[float, str, int, frozenset]] = []
+    when_asked = WHEN.search(question) is not None
+    scored: list[tuple[float, Hit, int, frozenset]] = []
     for rank, hit in enumerate(h for h in hits if h.type == "memory"):
         for pk, text in hit.parts or [(hit.id, hit.text)]:
             if ("memory", pk) in earlier:
@@ -48,20 +53,40 @@ def _extractive(question: str, hits: list[Hit]) -> tuple[str, list[int]]:
             matched = wanted & words
             stated = asked & set(statement(text).slots)
             asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
-            score = len(matched) + 3 * len(stated) + 0.05 * min(len(words), 10) - 0.1 * rank - 0.5 * asking
-            scored.append((score, text.strip()[:ANSWER_CHARS], pk, frozenset(matched | stated)))
+            timed = when_asked and (names_a_time(text) or RELATIVE_TIME.search(text) is not None)
+            score = len(matched) + 3 * len(stated) + timed + 0.05 * min(len(words), 6) - 0.1 * rank - 0.5 * asking
+            scored.append((score, hit, pk, frozenset(matched | stated)))
     if not scored:
         return "I don't remember anything about that.", []
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
-    answer, cited = [best[1]], [best[2]]
-    second = next((row for row in scored[1:] if row[0] >= 1 and row[3] - best[3] and row[2] != best[2]), None)
+    answer, cited = _quoted(best[1], earlier)
+    second = next((row for row in scored[1:] if row[0] >= 1 and row[3] - best[3] and row[1] is not best[1]), None)
     if second:
-        answer.append(second[1])
-        cited.append(second[2])
-    return " ".join(answer), cited
+        text, ids = _quoted(second[1], earlier)
+        answer, cited = f"{answer} {text}", cited + ids
+    return answer, cited
 
 
+def _quoted(hit: Hit, earlier: dict) -> tuple[str, list[int]]:
+    """A hit's statements that are not held earlier (those of one turn found together, in the turn's order), dated
+    when they speak of a time relative to when they were said; and their ids."""
+    parts = [(pk, text) for pk, text in hit.parts or [(hit.id, hit.text)] if ("memory", pk) not in earlier]
+    text = joined_text(parts).strip()[:ANSWER_CHARS]
+    when = hit.valid_from or hit.created_at
+    if when and RELATIVE_TIME.search(text):
+        text = f"On {when:%Y-%m-%d}: {text}"
+    return text, [pk for pk, _ in parts]
+
+
+# A question asking for a time: a statement naming one answers it better ("When is the wedding?").
+WHEN = re.compile(r"^\s*when\b|\b(?:what|which) (?:date|day|time|month|year)\b", re.I)
+# Words whose time is that of the saying: an answer quoting them gives the date ("It's my birthday today!").
+RELATIVE_TIME = re.compile(
+    r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month)|"
+    r"last (?:night|week|weekend|month|year)|next (?:week|weekend|month|year)|\w+ (?:days?|weeks?|months?) ago)\b",
+    re.I,
+)
 # The longest statement an extractive answer quotes.
 ANSWER_CHARS = 400
 

@@ -50,19 +50,21 @@ CONCEPTS = (
         "work works working job career employer company office colleague boss nurse teacher engineer developer "
         "doctor designer manager lawyer student hired promoted quit joined startup translator freelance freelancer "
         "consultant analyst architect accountant chef writer artist photographer researcher scientist postdoc phd "
-        "professor lecturer thesis university",
+        "professor lecturer thesis university business shop cafe café bakery restaurant opened opens opening",
         ("employer", "occupation", "job", "job title", "role"),
     ),
     _c(
         "home",
         r"where (?:does|do|did) (?:\w+ ){0,2}(?:live|stay|reside)|lives?|living|home|city|hometown|based|moved|"
-        r"relocat\w*|address",
+        # A place "near me" is found from where they live.
+        r"relocat\w*|address|near (?:me|her|him|them|us)|nearby|around here|in (?:my|her|his|their) area|local",
         "live lives living moved relocated move home city town apartment flat house based neighbourhood",
         ("residence", "address", "home address", "hometown"),
     ),
     _c(
         "food",
-        r"eat|eats|food|foods|diet|cook|cooking|meal|dinner|lunch|restaurant|allerg\w*|menu",
+        r"eat|eats|food|foods|diet|cook|cooking|bake|baking|\w*cakes?|dessert|recipes?|snacks?|meal|dinner|lunch|"
+        r"restaurant|allerg\w*|menu",
         "eat eats food diet allergic allergy intolerant vegetarian vegan pescatarian gluten lactose peanuts nuts "
         "shellfish dairy cook cooking favourite dish meat",
         ("diet",),
@@ -99,6 +101,12 @@ CONCEPTS = (
         r"watch|shows?|series|tv|films?|movies?|read(?:ing)?|books?|music|listen(?:ing)?",
         "show shows series watch watching watched film movie season episode favourite book reading novel music band "
         "album",
+    ),
+    _c(
+        "travel",
+        r"holidays?|vacation|trips?|travel\w*|going away|getaway|abroad",
+        "trip trips holiday vacation travel travelling cruise flight flights booked abroad cottage hotel beach visit "
+        "visiting weekend away",
     ),
     _c(
         "plans",

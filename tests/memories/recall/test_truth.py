@@ -82,7 +82,7 @@ def test_a_question_about_nothing_said_finds_nothing(api, notes):
 
 
 def test_big_news_of_a_move_replaces_where_the_user_lives(api, notes):
-    """"Big news: I moved to Berlin last week!" retires "I live in Porto": the block and ask say Berlin, and the
+    """ "Big news: I moved to Berlin last week!" retires "I live in Porto": the block and ask say Berlin, and the
     supersession is up for review."""
     say(api, "s1", "I live in Porto.", when="2026-01-10T10:00:00Z")
     say(api, "s2", "Big news: I moved to Berlin last week!", when="2026-03-01T10:00:00Z")
@@ -95,7 +95,7 @@ def test_big_news_of_a_move_replaces_where_the_user_lives(api, notes):
 
 
 def test_a_short_change_of_state_passes_the_salience_gate(api, notes):
-    """"We just relocated to Rome." is short, and kept; what the gate skips is listed on the job run."""
+    """ "We just relocated to Rome." is short, and kept; what the gate skips is listed on the job run."""
     say(api, "s1", "Thanks!", "We just relocated to Rome.")
     assert list(Memory.objects.values_list("text", flat=True)) == ["We just relocated to Rome."]
     run = JobRun.objects.get(kind="ingest_messages")
@@ -104,14 +104,14 @@ def test_a_short_change_of_state_passes_the_salience_gate(api, notes):
 
 
 def test_no_longer_vegetarian_replaces_the_diet(api, notes):
-    """"I am no longer vegetarian" retires "I am vegetarian"."""
+    """ "I am no longer vegetarian" retires "I am vegetarian"."""
     say(api, "s1", "I am vegetarian.")
     say(api, "s2", "I am no longer vegetarian")
     assert set(Memory.objects.live().values_list("text", flat=True)) == {"I am no longer vegetarian"}
 
 
 def test_quitting_a_job_replaces_where_the_user_works(api, notes):
-    """"I quit my job at Acme and joined Globex." retires "I work at Acme"."""
+    """ "I quit my job at Acme and joined Globex." retires "I work at Acme"."""
     say(api, "s1", "I work at Acme.")
     say(api, "s2", "I quit my job at Acme and joined Globex.")
     assert set(Memory.objects.live().values_list("text", flat=True)) == {"I quit my job at Acme and joined Globex."}
@@ -203,7 +203,7 @@ def test_the_statements_of_one_turn_found_together_are_one_hit(api, notes):
 
 
 def test_what_a_newer_turn_says_has_ended_is_shown_as_past(api, notes):
-    """"We sold the Clio!" after "we just paid for the Clio's repairs": an open conflict for review, and the block
+    """ "We sold the Clio!" after "we just paid for the Clio's repairs": an open conflict for review, and the block
     shows the repairs as what held earlier; "I don't drink coffee anymore" does the same to the morning coffee."""
     say(api, "s1", "Small, we just paid for the Clio's repairs. That car is a money pit.", when="2024-03-01T10:00:00Z")
     say(api, "s2", "I can't function without my morning coffee.", when="2024-03-02T10:00:00Z")
@@ -215,3 +215,74 @@ def test_what_a_newer_turn_says_has_ended_is_shown_as_past(api, notes):
     clio = next(line for line in block.splitlines() if "repairs" in line)
     coffee = next(line for line in block.splitlines() if "morning coffee" in line)
     assert "(earlier, until 2024-06-01)" in clio and "(earlier, until 2024-06-02)" in coffee
+
+
+# --- Changes read more widely (sentences of our own, not the truth benchmark's) -----------------------------------
+
+
+def test_a_thing_put_to_another_time_shows_the_old_time_as_earlier(api, notes):
+    """ "We pushed the ski trip to March" after "I booked a ski trip to Austria for February": an open conflict; the
+    block says February held earlier, and ask answers March."""
+    say(api, "s1", "I booked a ski trip to Austria for February.", when="2025-11-02T10:00:00Z")
+    say(api, "s2", "We pushed the ski trip to March because of work.", when="2026-01-05T10:00:00Z")
+    item = ReviewItem.objects.get(kind=ReviewItem.Kind.CONFLICT)
+    assert item.attribute == "rescheduled: ski trip"
+    block = context(api, "When is the ski trip?")
+    february = next(line for line in block.splitlines() if "February" in line)
+    assert "(earlier, until 2026-01-05)" in february
+    answer = ask(api, "When is the ski trip?")["answer"]
+    assert "March" in answer and "February" not in answer
+
+
+def test_a_new_step_with_a_partner_shows_the_old_one_as_earlier(api, notes):
+    """ "Marco and I got married" after "My boyfriend Marco cooks every Sunday": the older says more than that, so it
+    stays live, shown as held earlier; ask answers with the marriage."""
+    say(api, "s1", "My boyfriend Marco cooks every Sunday.", when="2025-03-01T10:00:00Z")
+    say(api, "s2", "Marco and I got married in June!", when="2025-07-01T10:00:00Z")
+    assert Memory.objects.live().count() == 2
+    assert ReviewItem.objects.get(kind=ReviewItem.Kind.CONFLICT).attribute == "relationship"
+    block = context(api, "Is she seeing anyone?")
+    assert "(earlier, until 2025-07-01)" in next(line for line in block.splitlines() if "boyfriend" in line)
+    assert ask(api, "Is she seeing anyone?")["answer"] == "Marco and I got married in June!"
+
+
+def test_an_insight_quoting_a_fact_held_earlier_is_shown_as_earlier(api, notes):
+    """Read when the block is made: an insight quoting "I'm a pharmacist at Boots in Bristol" is held earlier with
+    it once "I got transferred to the Cardiff branch" is among the facts, so the old city is not shown as current."""
+    from memories.recall.current import held_earlier
+    from memories.recall.hits import Hit
+
+    say(api, "s1", "I'm a pharmacist at Boots in Bristol.", when="2025-01-10T10:00:00Z")
+    say(api, "s2", "I got transferred to the Cardiff branch last month.", when="2025-09-10T10:00:00Z")
+    bristol, cardiff = Memory.objects.order_by("id")
+    hits = [
+        Hit(id=m.pk, type="memory", text=m.text, kind=m.kind, valid_from=m.valid_from, created_at=m.created_at)
+        for m in (bristol, cardiff)
+    ] + [
+        Hit(
+            id=900,
+            type="insight",
+            text="A pharmacist at Boots in Bristol.",
+            created_at=cardiff.created_at,
+            kind="insight",
+            sources=[{"type": "memory", "memory_id": bristol.pk}],
+        )
+    ]
+    earlier = held_earlier(hits)
+    assert set(earlier) == {("memory", bristol.pk), ("insight", 900)}
+
+
+def test_ask_quotes_the_statements_of_a_turn_found_together_and_dates_a_today(api, notes):
+    """The statements of one turn found together are quoted together ("…cancelled. Going to Bruges instead."), and a
+    statement that says "today" is given its date."""
+    say(api, "s1", "We cancelled the Paris weekend. We're going to Bruges for the weekend instead.")
+    answer = ask(api, "Where are we going for the weekend?")["answer"]
+    assert "Bruges" in answer
+    say(api, "s2", "It's our anniversary today! Eight years.", when="2026-02-14T18:00:00Z")
+    assert "2026-02-14" in ask(api, "When is our anniversary?")["answer"]
+
+
+def test_a_place_near_me_is_answered_from_where_the_user_lives(api, notes):
+    """ "Any good bakeries near me?" asks where they live."""
+    say(api, "s1", "I live in Ghent.", "I play the trumpet in a brass band on Thursdays.")
+    assert "Ghent" in ask(api, "Any good bakeries near me?")["answer"]
