@@ -61,7 +61,7 @@ def test_the_dashboard_draws_its_charts_from_the_database(live_server, transacti
     charts = {c["id"]: c for c in charts_drawn(browser)}
     assert all(c["width"] > 100 and c["height"] > 100 for c in charts.values()), charts
     assert charts["chart-received"]["sums"][0] == sum(10 + d for d in range(10)) + 5  # turns, both bots
-    assert charts["chart-recalls"]["sums"] == [1007]
+    assert charts["chart-recalls"]["sums"] == [1007, 0]  # recalls, and requests refused (429): none
     assert charts["chart-llm"]["sums"] == [30, 10000]
     assert "2 failed jobs" in browser.page_source  # the banner: bot_data leaves a failed job in each bot
     assert JobRun.objects.filter(status=JobRun.Status.FAILED).count() == 2
