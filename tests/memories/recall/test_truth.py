@@ -286,3 +286,26 @@ def test_a_place_near_me_is_answered_from_where_the_user_lives(api, notes):
     """ "Any good bakeries near me?" asks where they live."""
     say(api, "s1", "I live in Ghent.", "I play the trumpet in a brass band on Thursdays.")
     assert "Ghent" in ask(api, "Any good bakeries near me?")["answer"]
+
+
+def test_a_statement_of_the_same_turn_naming_a_replaced_value_is_shown_as_earlier(db):
+    """ "I finally watched Dune at the cinema." said in the turn of "My favourite film is Dune": once the favourite
+    is Oppenheimer, both are held earlier (as the whole turn was when a memory was a turn); a statement of another
+    turn naming Dune is not."""
+    from datetime import UTC, datetime
+
+    from memories.recall.current import held_earlier
+    from memories.recall.hits import Hit
+
+    def hit(pk: int, text: str, turn: str, month: int) -> Hit:
+        when = datetime(2025, month, 1, tzinfo=UTC)
+        source = {"type": "message", "session_id": "s", "external_id": turn}
+        return Hit(id=pk, type="memory", text=text, kind="fact", valid_from=when, created_at=when, sources=[source])
+
+    hits = [
+        hit(1, "I finally watched Dune at the cinema.", "t1", 3),
+        hit(2, "My favourite film is Dune, easily.", "t1", 3),
+        hit(3, "Dune is showing again at the Rex.", "t2", 4),
+        hit(4, "My favourite film is Oppenheimer now.", "t3", 9),
+    ]
+    assert set(held_earlier(hits)) == {("memory", 1), ("memory", 2)}
