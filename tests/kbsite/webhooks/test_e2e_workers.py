@@ -20,14 +20,13 @@ def test_the_workers_deliver_and_retry_after_the_receivers_500s(api, kb, receive
     endpoint = register(api, receiver, ["memory.retired"])
     receiver.answers = [500, 500]
     memory = MemoryFactory(kb=kb, text="The launch code is 1234.")
-    sent = time.time()
     assert api.post(f"/api/v1/kbs/notes/memories/{memory.pk}/retire/", json={"reason": "wrong"}).ok
     answered = time.time()
     receiver.wait(3, timeout=120)
     assert all(r.signed for r in receiver.received) and len({r.body for r in receiver.received}) == 1
     first, second, third = (r.at for r in receiver.received)
     assert answered <= first and second - first >= 0.2 and third - second >= 0.8  # 0.2 s, then 0.8 s
-    assert receiver.received[0].event["data"]["memory"]["id"] == memory.pk and first - sent < 30
+    assert receiver.received[0].event["data"]["memory"]["id"] == memory.pk
 
     def logged():
         return api.get(f"/api/v1/webhooks/{endpoint['id']}/deliveries/").json()["results"]
