@@ -1,5 +1,6 @@
 """`python -m benchmarks [ingest ...] [--mode offline|llm]`: run the named benchmarks (default: all but scale_out and
-soak), print figures. Other options (`soak --minutes 5 --external`) are left for the benchmark to read.
+soak), print figures. Other options (`soak --minutes 5 --external`, `truth --cases heldout`) are left for the
+benchmark to read.
 
 ``recall`` and ``context`` measure two modes of extraction side by side: ``offline`` (the heuristic extractor) and
 ``llm`` (the product's LLM path, its LLM replaying LoCoMo's LLM-written observations: benchmarks/replay_llm.py).
@@ -28,7 +29,7 @@ BENCHMARKS = [
 # the soak runs for 10 minutes.
 ON_REQUEST = ["scale_out", "soak"]
 # A benchmark's own options that take a value (read by the benchmark from sys.argv).
-VALUED_OPTIONS = {"--minutes"}
+VALUED_OPTIONS = {"--minutes", "--cases"}
 
 
 def main(argv: list[str]) -> None:
