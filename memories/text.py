@@ -124,7 +124,8 @@ def _clauses(sentence: str) -> list[str]:
 
 
 # A sentence saying who or what someone named before is ("He's my golden retriever", "Her name is Pixel"): alone, it
-# names no one. (Any sentence opening on a pronoun kept with the one before cost LoCoMo 0.003 of R@10.)
+# names no one. LoCoMo offline R@5 / R@10: 0.620 / 0.721 so; 0.611 / 0.721 keeping every sentence that opens on a
+# pronoun with the one before; 0.613 / 0.724 keeping none.
 _BACK_REFERENCE = re.compile(
     r"^(?:(?:his|her|their|its) name(?:'s| is)|(?:he|she|it)(?:'s| is) (?:my|our|a|an|the|called|named)\b)", re.I
 )
