@@ -104,6 +104,28 @@ def anon(request, db) -> ApiClient:
     return ApiClient(base_url=api_url(request), key=None)
 
 
+def operator_of(*bots, username: str = "olga", password: str = "x"):
+    """A staff user in the Operators group who operates ``bots``, and only them (none: no bot at all)."""
+    from django.contrib.auth.models import Group, User
+
+    from kbsite.operators import OPERATORS_GROUP
+
+    user = User.objects.create_user(username, password=password, is_staff=True)
+    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
+    for bot in bots:
+        bot.operators.add(user)
+    return user
+
+
+def logged_in(user):
+    """A Django test client logged in as ``user``."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 @pytest.fixture
 def kb(bot):
     return KnowledgeBaseFactory(bot=bot, name="notes")

@@ -8,11 +8,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from kbsite.models import DailyStat, JobRun
-from kbsite.operators import OPERATORS_GROUP
+from tests.conftest import operator_of
 from tests.kbsite.test_operators import bot_data
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -74,9 +74,7 @@ def test_an_operator_sees_only_their_bot_page_by_page(live_server, transactional
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     alpha, bravo = bot_data("alpha"), bot_data("bravo")
-    olga = User.objects.create_user("olga", password="olga-pass", is_staff=True)
-    olga.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    alpha["bot"].operators.add(olga)
+    operator_of(alpha["bot"], password="olga-pass")
 
     log_in(browser, live_server, "olga", "olga-pass")
     WebDriverWait(browser, 20).until(lambda b: len(charts_drawn(b)) == 4)

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import CharField, TextField
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
-from kbsite.operators import OPERATED_APPS, OPERATORS_GROUP, OperatedAdmin, bot_path
+from kbsite.operators import OPERATED_APPS, OperatedAdmin, bot_path
 from knowledge.models import Chunk, Document
 from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, ReviewItem, Session
+from tests.conftest import logged_in, operator_of
 
 
 def bot_data(name: str) -> dict:
@@ -53,12 +54,7 @@ def two_bots(db):
 @pytest.fixture
 def operator(two_bots) -> Client:
     """A staff user in the Operators group who operates bot alpha."""
-    user = User.objects.create_user("olga", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    two_bots[0]["bot"].operators.add(user)
-    client = Client()
-    client.force_login(user)
-    return client
+    return logged_in(operator_of(two_bots[0]["bot"]))
 
 
 # Every admin of bot data, with the models whose rows it lists.
@@ -199,10 +195,7 @@ def test_an_operator_cannot_reassign_bots_or_export_another_bots_user(two_bots, 
 
 
 def test_a_staff_user_with_no_bot_sees_no_bot_data(two_bots):
-    user = User.objects.create_user("nobody", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    client = Client()
-    client.force_login(user)
+    client = logged_in(operator_of(username="nobody"))
     for model in (Memory, KnowledgeBase, Bot):
         response = client.get(url(model, "changelist"))
         assert response.status_code == 200, (model, response.status_code)

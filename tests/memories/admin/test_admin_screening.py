@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
 from kbsite.ai import embeddings
-from kbsite.operators import OPERATORS_GROUP
 from memories.models import Insight, Memory
-from tests.conftest import run_queued_tasks
+from tests.conftest import logged_in, operator_of, run_queued_tasks
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,12 +23,7 @@ HOSTILE = (
 @pytest.fixture
 def operator(bot) -> Client:
     """A staff user in the Operators group who operates the test's bot, and only it."""
-    user = User.objects.create_user("olga", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    bot.operators.add(user)
-    client = Client()
-    client.force_login(user)
-    return client
+    return logged_in(operator_of(bot))
 
 
 def _cosine(a, b) -> float:

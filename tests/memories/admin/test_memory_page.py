@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 
 from kbsite.models import EndUser
-from kbsite.operators import OPERATORS_GROUP
 from memories.models import Memory, Message, ReviewItem, Session
 from memories.reviews.records import supersession_reviews
+from tests.conftest import logged_in, operator_of
 from tests.factories import KnowledgeBaseFactory
 
 pytestmark = pytest.mark.django_db
@@ -47,12 +46,7 @@ def lisbon_porto(kb) -> dict:
 @pytest.fixture
 def olga(kb) -> Client:
     """An operator (staff, in the Operators group) of the KB's bot."""
-    user = User.objects.create_user("olga", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    kb.bot.operators.add(user)
-    client = Client()
-    client.force_login(user)
-    return client
+    return logged_in(operator_of(kb.bot))
 
 
 def change_url(memory: Memory) -> str:

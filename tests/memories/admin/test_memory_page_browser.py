@@ -5,10 +5,9 @@ it back into use and retires the Porto memory in its place; HISTORY lists both v
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
 
-from kbsite.operators import OPERATORS_GROUP
 from memories.models import Memory
+from tests.conftest import operator_of
 from tests.memories.admin.test_memory_page import RESTATED, lisbon_porto  # noqa: F401 - a fixture
 from tests.test_admin_browser import log_in
 
@@ -29,9 +28,7 @@ def test_a_retired_memory_as_an_operator_reads_it(live_server, transactional_db,
     from selenium.webdriver.support.ui import WebDriverWait
 
     lisbon, porto = lisbon_porto["lisbon"], lisbon_porto["porto"]
-    olga = User.objects.create_user("olga", password="olga-pass", is_staff=True)
-    olga.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    lisbon_porto["kb"].bot.operators.add(olga)
+    operator_of(lisbon_porto["kb"].bot, password="olga-pass")
     browser.set_window_size(1400, 900)
     log_in(browser, live_server, "olga", "olga-pass")
 

@@ -4,14 +4,12 @@ or keeps both; another bot's items are out of reach."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
 from kbsite.models import EndUser
-from kbsite.operators import OPERATORS_GROUP
 from memories.models import Memory, ReviewItem
 from memories.reviews.records import conflict_open
-from tests.conftest import run_queued_tasks
+from tests.conftest import operator_of, run_queued_tasks
 from tests.factories import MemoryFactory
 
 
@@ -145,10 +143,7 @@ def test_a_settled_item_returns_to_the_admin_page_it_came_from_never_another_sit
 def test_an_operator_of_another_bot_cannot_see_or_settle_an_item(client, kb, moved, other_bot):
     """As operator of another bot: the queue is empty of this bot's facts, the item's page and its buttons are a
     404, and nothing changes."""
-    user = User.objects.create_user("olga", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=OPERATORS_GROUP))
-    other_bot.operators.add(user)
-    client.force_login(user)
+    client.force_login(operator_of(other_bot))
     listed = client.get(reverse("admin:memories_reviewitem_changelist"))
     assert listed.status_code == 200 and "Porto" not in listed.content.decode()
     assert client.get(reverse("admin:memories_reviewitem_change", args=[moved.pk])).status_code in (302, 404)
