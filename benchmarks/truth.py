@@ -39,6 +39,8 @@ values is current).
 ``--cases heldout`` (or ``--cases PATH``) asks other cases: ``truth_cases_heldout.json`` (8 end users, 40
 questions) was written afresh, not read while the offline reading of chats was tuned on ``truth_cases.json``, so it
 is the honest measure of chats the product has not seen.
+``--cases fresh`` (``truth_cases_fresh.json``, 10 end users, 65 questions) is a third set, written later by someone
+who had not read the product's code, and kept unread while tuning.
 """
 
 from __future__ import annotations
@@ -60,7 +62,11 @@ import requests
 from benchmarks import harness
 
 CASES = Path(__file__).with_name("truth_cases.json")
-CASE_FILES = {"default": CASES, "heldout": Path(__file__).with_name("truth_cases_heldout.json")}
+CASE_FILES = {
+    "default": CASES,
+    "heldout": Path(__file__).with_name("truth_cases_heldout.json"),
+    "fresh": Path(__file__).with_name("truth_cases_fresh.json"),
+}
 KB = "truth"
 TARGETS = {"block": 0.90, "ask": 0.80}
 # Wording that shows a value as past, not current (see the module's docstring).
