@@ -111,16 +111,22 @@ _OPENER = re.compile(
 _CLAUSE = re.compile(r";\s+|,?\s+(?:and|but)\s+(?=(?:i|we)\b)|,\s+so\s+(?=(?:i|i'm|we|we're)\b)", re.I)
 
 
-def _clauses(sentence: str) -> list[str]:
-    """The sentence cut where a clause with its own subject begins, unless what comes before is too short to be a
-    clause ("Kasia and I got engaged" stays whole)."""
-    out: list[str] = []
-    start = 0
+def _clauses(sentence: str) -> list[tuple[str, str]]:
+    """The sentence cut where a clause with its own subject begins, each clause with the words it was cut at (none
+    for the first), unless what comes before is too short to be a clause or only names who does it with the speaker
+    ("Kasia and I got engaged", "My boyfriend Hugo and I have been together three years" stay whole)."""
+    out: list[tuple[str, str]] = []
+    start, cut = 0, ""
     for match in _CLAUSE.finditer(sentence):
-        if len(sentence[start : match.start()].split()) >= 3:
-            out.append(sentence[start : match.start()])
-            start = match.end()
-    return [*out, sentence[start:]]
+        before = sentence[start : match.start()]
+        if len(before.split()) >= 3 and not _COMPANION.match(before):
+            out.append((cut, before))
+            start, cut = match.end(), match.group(0)
+    return [*out, (cut, sentence[start:])]
+
+
+# Who does something with the speaker, named before "and I" ("My boyfriend Hugo", "Me and my mate Kev").
+_COMPANION = re.compile(r"^(?:[Mm]e and )?(?:(?:[Mm]y|[Oo]ur) (?:[\w'-]+ ){1,2})?[A-Z][\w'-]+$")
 
 
 # A sentence saying who or what someone named before is ("He's my golden retriever", "Her name is Pixel"): alone, it
@@ -155,20 +161,22 @@ def statements_of(text: str) -> list[str]:
     ("Yes, in May.") stays with the statement before it (or, first, the one after), so nothing said is lost; so does
     what opens on a person named before it ("Her name is Pixel.") and the short answer to a question asked before
     it ("…in your 30s? I just got diagnosed.")."""
-    parts: list[str] = []
+    parts: list[tuple[str, str, str]] = []  # (the words it was cut at, as stated, as written)
     for sentence in SENTENCE.split(text.strip()):
-        for clause in _clauses(sentence.strip()):
-            clause = _OPENER.sub("", clause.strip()).strip()
+        for n, (cut, clause) in enumerate(_clauses(sentence.strip())):
+            written = clause.strip()
+            clause = _OPENER.sub("", written).strip()
             if clause:
-                parts.append(clause[0].upper() + clause[1:] if clause[0].islower() else clause)
+                said = clause[0].upper() + clause[1:] if clause[0].islower() else clause
+                parts.append((cut if n else " ", said, written))
     out: list[str] = []
     pending = ""
-    for part in parts:
+    for cut, part, written in parts:
         if is_salient(part) and not (out and _goes_on(out[-1], part)):
             out.append(f"{pending} {part}" if pending else part)
             pending = ""
         elif out:
-            out[-1] = f"{out[-1]} {part}"
+            out[-1] = f"{out[-1]}{cut}{written}"  # back with the words it was cut at: "…Biarritz and I said yes!!"
         else:
             pending = f"{pending} {part}".strip()
     return out or ([text.strip()] if text.strip() else [])

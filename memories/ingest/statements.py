@@ -33,6 +33,11 @@ _VALUE_STOP = re.compile(
     r"to|until|ago|yesterday|about|" + _FILLER + r")\b.*$|\s+\d.*$",
     re.I,
 )
+# A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
+_HOME = (
+    r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* "
+    r"(?:flat|house|place|apartment|home|condo|room|studio) in )?"
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
 _NOT_THINGS = frozenset(
     "it that this them these those you your him her me us everything anything something all to for how what why when "
@@ -86,8 +91,15 @@ _PATTERNS = [
         "residence",
         # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
         r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)"
-        r"(?: back)?(?: from [^,.;:!?]+?)? (?:in|to) " + _END,
+        r"(?: back)?(?: from [^,.;:!?]+?| with [^,.;:!?]+?)? (?:in|to) " + _HOME + _END,
         hints=("live", "living", "moved", "relocated"),
+    ),
+    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith".
+    _p(
+        "residence",
+        r"(?:(?:i|we)(?:'ve| have)? )?(?:just |finally |recently )*(?:got the keys to|bought|rented|moved into|"
+        r"signed (?:the|a) lease (?:on|for)) " + _HOME.replace(")?", ")", 1) + _END,
+        hints=("live", "living", "moved", "flat", "house", "home", "keys"),
     ),
     _p(
         "employer",
@@ -138,7 +150,7 @@ _PATTERNS = [
     # Where one is now: "I'm based in Bergen", "I'm in Bergen now".
     _p(
         "residence",
-        r"(?:i|we)(?:'m| am|'re| are)(?: now)? (?:based|living|settled) in " + _END,
+        r"(?:(?:i|we)(?:'m| am|'re| are)(?: now)? )?(?:based|living|settled) in " + _END,
         hints=("live", "living", "moved", "relocated", "based"),
     ),
     _p(
@@ -449,6 +461,18 @@ _ENDED = (
         re.I,
     ),
     re.compile(r"(?:\b(?:am|is|are)|'m|'s|'re) no longer\s+(?:an? )?(?P<thing>[\w'’-]+)", re.I),
+    # "I've stopped playing five-a-side", "stopped driving for Uber", "Left Pintxo at the end of August" (a name:
+    # "left the office at six" ends nothing).
+    re.compile(
+        r"\bstopped\s+(?:\w+ing\s+)?(?:(?:for|at|with|to|in)\s+)?(?:my |our |the |a |an )?"
+        r"(?P<thing>[\w'’-]+(?: [\w'’-]+){0,2})",
+        re.I,
+    ),
+    re.compile(r"\b(?:left|leaving)\s+(?:my job (?:at|with)\s+)?(?P<thing>(?-i:[A-Z])[\w'’-]+(?: [\w'’-]+)?)", re.I),
+    # Ended with someone: "Chloe and I split up", "we broke up".
+    re.compile(
+        r"\b(?P<thing>(?-i:[A-Z])[\w'’-]+) and (?:i|me)(?: just| finally| have| 've)? (?:split|broke) up\b", re.I
+    ),
     re.compile(
         r"\bno longer (?:drinks?|eats?|smokes?|plays?|owns?|has|have|drives?|works? (?:at|for)|lives? in)\s+"
         r"(?:the |my |a |an |his |her )?(?P<thing>[\w'’-]+(?: [\w'’-]+)?)",
@@ -472,6 +496,22 @@ _GRADUATED = re.compile(
 )
 
 
+# A plan called off, said of the plan: "the Dublin trip got cancelled", "the wedding's been called off".
+_CALLED_OFF = re.compile(
+    r"\b(?:the |our |my )(?P<thing>[\w'’-]+(?: [\w'’-]+)?)(?:'s| got| was| has been|'s been| is| were| have been)"
+    r" (?:cancell?ed|called off|scrapped|off)\b",
+    re.I,
+)
+# A baby born: no longer expecting ("Eleni arrived on 2 November", "our son was born").
+_BORN = re.compile(
+    r"\b(?:was born|were born|gave birth|had (?:the|a|our) baby|baby (?:is here|arrived)|"
+    r"(?-i:[A-Z])[\w'-]+ arrived (?:on|last|yesterday|this|early|safely|at))\b",
+    re.I,
+)
+# A test passed: no more lessons for it ("I passed my driving test": driving lessons).
+_PASSED = re.compile(r"\bpassed (?:my|her|his|the|our) (?P<what>[\w'-]+) (?:test|exam)\b", re.I)
+
+
 def ended(text: str) -> list[frozenset[str]]:
     """The things ``text`` says have ended, each as the words that name it ("the Norway cruise": norway, cruise)."""
     found: list[frozenset[str]] = []
@@ -480,9 +520,13 @@ def ended(text: str) -> list[frozenset[str]]:
             named = _named(match.group("thing"))
             if named and named not in found:
                 found.append(named)
-    if _GRADUATED.search(text) and frozenset({"student"}) not in found:
-        found.append(frozenset({"student"}))
-    return found
+    extra = []
+    if _GRADUATED.search(text):
+        extra.append(frozenset({"student"}))
+    if _BORN.search(text):
+        extra += [frozenset({"expecting"}), frozenset({"pregnant"})]
+    extra += [frozenset({m.group("what").lower(), "lessons"}) for m in _PASSED.finditer(text)]
+    return found + [thing for thing in extra if thing not in found]
 
 
 def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -528,8 +572,8 @@ _TEMPORARY = re.compile(
 @dataclass(frozen=True)
 class Change:
     """A thing a text says has changed, as the words that name it: ``ended`` ("we sold the Clio", "I don't drink
-    coffee anymore"), ``rescheduled`` ("we pushed the trip to September") or ``done without`` ("walked to the pier
-    without the stick")."""
+    coffee anymore"), ``called off`` ("the Dublin trip got cancelled"), ``rescheduled`` ("we pushed the trip to
+    September") or ``done without`` ("walked to the pier without the stick")."""
 
     how: str
     thing: frozenset[str]
@@ -540,20 +584,49 @@ class Change:
         for a while only ("with a stick for now"). A text that says itself the thing ended is not replaced."""
         if not mentions(older, self.thing):
             return False
-        if self.how == "rescheduled":
-            return _TIME_NAMED.search(older) is not None
+        if self.how in ("rescheduled", "called off"):
+            return _TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"
         if self.how == "done without" and not _TEMPORARY.search(older):
             return False
         return not ended(older)
 
 
+# Words saying a plan is now for another time, where no verb does ("Change of plan: Manila is in December now").
+_REPLANNED = re.compile(r"\b(?:change of plans?|plans? (?:have |has )?changed|new date|instead)\b", re.I)
+_NOT_NAMES = frozenset(
+    "i monday tuesday wednesday thursday friday saturday sunday christmas easter".split() + _MONTHS.split("|")
+)
+
+
+def _names_in(text: str) -> list[str]:
+    """The names in ``text`` (capitalised words not opening a sentence, nor times), lower-cased; its speaker's
+    ("Sofia: …") not among them."""
+    speaker, _, said = text.partition(": ")
+    if said and all(w[:1].isupper() for w in speaker.split()[:3]):
+        text = said
+    return [
+        word.lower()
+        for match in _NAME_RUN.finditer(text)
+        for word in match.group(0).split()
+        if match.start() > 0 and not re.search(r"[.!?]\s*$", text[: match.start()]) and word.lower() not in _NOT_NAMES
+    ]
+
+
 def changes(text: str) -> list[Change]:
-    """Every thing ``text`` says has ended, been put to another time, or is done without now."""
+    """Every thing ``text`` says has ended, been called off, been put to another time, or is done without now."""
     found = [Change("ended", thing) for thing in ended(text)]
+    for match in _CALLED_OFF.finditer(text):
+        # Named by its proper names alone where it has some ("the Dublin trip": Dublin).
+        names = frozenset(w.lower() for w in match.group("thing").split() if w[0].isupper())
+        if thing := names or _named(match.group("thing")):
+            found.append(Change("called off", thing))
     for match in _RESCHEDULED.finditer(text):
         thing = _named(match.group("thing"), _WHEN_WORDS)
         if thing and _TIME_NAMED.match(match.group("when")):
             found.append(Change("rescheduled", thing))
+    if _REPLANNED.search(text) and _TIME_NAMED.search(text):
+        # "Change of plan: Manila is happening in December now": each plan named is put to another time.
+        found += [Change("rescheduled", frozenset([name])) for name in _names_in(text)]
     for match in _WITHOUT.finditer(text):
         if thing := _named(match.group("thing")):
             found.append(Change("done without", thing))

@@ -136,3 +136,99 @@ def test_a_favourite_named_without_a_verb_is_the_name_before_it():
     assert statements_of(text) == [text]
     assert statement(text).slots == {"favourite game": "wingspan"}
     assert statement("Honestly my favourite game is still Catan.").slots == {"favourite game": "catan"}
+
+
+@pytest.mark.parametrize(
+    "text, change, older, replaced",
+    [
+        (
+            "Petra: I've stopped cycling to the lab since the bridge closed.",
+            Change("ended", frozenset({"lab"})),
+            "Petra: I cycle to the lab every morning.",
+            True,
+        ),
+        (
+            "Tom: Stopped working for Deliveroo last week.",
+            Change("ended", frozenset({"deliveroo"})),
+            "Tom: I do evenings for Deliveroo to pay the rent.",
+            True,
+        ),
+        (
+            "Tom: Left Halcyon Books in March.",
+            Change("ended", frozenset({"halcyon", "books"})),
+            "Tom: Weekends I'm at Halcyon Books on the till.",
+            True,
+        ),
+        (
+            "Ana: Rui and I broke up, it was mutual.",
+            Change("ended", frozenset({"rui"})),
+            "Ana: Rui and I are off to Madeira for a week.",
+            True,
+        ),
+        (
+            "Ana: The Madeira holiday got cancelled, the airline went bust.",
+            Change("called off", frozenset({"madeira"})),
+            "Ana: Rui and I are off to Madeira in April.",
+            True,
+        ),
+        (
+            "Ana: The Madeira holiday got cancelled, the airline went bust.",
+            Change("called off", frozenset({"madeira"})),
+            "Ana: I grew up on Madeira.",
+            False,  # no plan: it names no time
+        ),
+        (
+            "Lena: Our son was born on Tuesday!",
+            Change("ended", frozenset({"expecting"})),
+            "Lena: We're expecting our first in the spring.",
+            True,
+        ),
+        (
+            "Lena: I passed my swimming test at last.",
+            Change("ended", frozenset({"swimming", "lessons"})),
+            "Lena: I've started swimming lessons on Mondays.",
+            True,
+        ),
+        (
+            "Omar: Plans changed, Oslo is happening in March now.",
+            Change("rescheduled", frozenset({"oslo"})),
+            "Omar: Going to Oslo in October for the conference.",
+            True,
+        ),
+    ],
+)
+def test_more_ways_of_saying_a_thing_ended(text, change, older, replaced):
+    """Stopped doing a thing, left a named place, broke up with a named person, a plan called off (said of the plan),
+    a baby born, a test passed, plans changed: each makes the older mention a thing of the past."""
+    assert change in changes(text)
+    assert change.replaces(older) is replaced
+
+
+def test_leaving_an_unnamed_place_ends_nothing():
+    """ "I left the office at six" names no place of its own: nothing ended (a name is needed after "left")."""
+    assert changes("Tom: I left the office at six and went for a run.") == []
+
+
+@pytest.mark.parametrize(
+    "text, place",
+    [
+        ("Nico: We finally got the keys to our new house in Clontarf!", "clontarf"),
+        ("Nico: I live with two friends in a flat in Rathmines.", "rathmines"),
+        ("Nico: Freelance sound designer, based in Galway.", "galway"),
+        ("Nico: Bought a place in Howth last month.", "howth"),
+    ],
+)
+def test_a_home_is_read_however_it_is_said(text, place):
+    """Where one lives, said through a home of one's own, who one lives with, or where one is based."""
+    assert statement(text).slots["residence"] == place
+
+
+def test_a_partner_named_before_and_i_stays_with_the_statement():
+    """ "My sister Joana and I …" is one clause (who does it), and a cut clause put back keeps its "and"."""
+    assert statements_of("My sister Joana and I run a bakery in Braga.") == [
+        "My sister Joana and I run a bakery in Braga."
+    ]
+    assert statements_of("Kofi proposed at the lake and I said yes!! I'm still shaking.") == [
+        "Kofi proposed at the lake and I said yes!!",
+        "I'm still shaking.",
+    ]
