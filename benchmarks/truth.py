@@ -41,6 +41,8 @@ questions) was written afresh, not read while the offline reading of chats was t
 is the honest measure of chats the product has not seen.
 ``--cases fresh`` (``truth_cases_fresh.json``, 10 end users, 65 questions) is a third set, written later by someone
 who had not read the product's code, and kept unread while tuning.
+``--cases unseen`` (``truth_cases_unseen.json``, 12 end users, 83 questions) is a fourth set, written after the fresh
+set had been read for tuning, by someone who had not read the product's code, and kept unread.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ CASE_FILES = {
     "default": CASES,
     "heldout": Path(__file__).with_name("truth_cases_heldout.json"),
     "fresh": Path(__file__).with_name("truth_cases_fresh.json"),
+    "unseen": Path(__file__).with_name("truth_cases_unseen.json"),
 }
 KB = "truth"
 TARGETS = {"block": 0.90, "ask": 0.80}
