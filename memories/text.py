@@ -40,6 +40,13 @@ MIN_CONTENT_WORDS = 3
 WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+|\d+")
 NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+# Where a sentence ends, read more widely: lower case too ("Mainly food. my girlfriend Ama says…": people chat in
+# lower case), but not after a title or an abbreviation ("Dr. Lena", "e.g. pasta"). For reading what a text states;
+# a memory is not cut there (a short answer in lower case says nothing without what it answers).
+ANY_SENTENCE = re.compile(
+    r"(?<=[.!?])(?<!e\.g\.)(?<!i\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!Mrs\.)"
+    r"(?<!\bSt\.)(?<!\bNo\.)\s+(?=\S)"
+)
 
 
 def stems(words: list[str]) -> frozenset[str]:
@@ -119,14 +126,15 @@ def _clauses(sentence: str) -> list[tuple[str, str]]:
     start, cut = 0, ""
     for match in _CLAUSE.finditer(sentence):
         before = sentence[start : match.start()]
-        if len(before.split()) >= 3 and not _COMPANION.match(before):
+        if len(before.split()) >= 3 and not _COMPANION.search(before):
             out.append((cut, before))
             start, cut = match.end(), match.group(0)
     return [*out, (cut, sentence[start:])]
 
 
-# Who does something with the speaker, named before "and I" ("My boyfriend Hugo", "Me and my mate Kev").
-_COMPANION = re.compile(r"^(?:[Mm]e and )?(?:(?:[Mm]y|[Oo]ur) (?:[\w'-]+ ){1,2})?[A-Z][\w'-]+$")
+# Who does something with the speaker, named just before "and I" ("My boyfriend Hugo", "Me and my mate Kev", "Also
+# random but my girlfriend Chloe", "Kasia").
+_COMPANION = re.compile(r"(?:^|\s)(?:[Mm]y|[Oo]ur) (?:[\w'-]+ ){1,2}?[A-Z][\w'-]+$|^[A-Z][\w'-]+$")
 
 
 # A sentence saying who or what someone named before is ("He's my golden retriever", "Her name is Pixel"): alone, it

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memories.text import SENTENCE
+from memories.text import ANY_SENTENCE
 
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
@@ -47,7 +47,10 @@ _VERB = (
     r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
     r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
 )
-_DIETS = r"vegetarian|vegan|pescatarian|carnivore|keto|paleo|gluten-free|dairy-free|lactose-free|kosher|halal"
+_DIETS = (
+    r"vegetarian|vegan|pescatarian|carnivore|keto|paleo|gluten-free|dairy-free|lactose-free|kosher|halal|"
+    r"plant-based|plant based|coeliac|celiac"
+)
 _DIET_HINTS = ("vegetarian", "vegan", "pescatarian", "meat", "diet", "keto")
 _RELATIONSHIP_HINTS = (
     "girlfriend", "boyfriend", "fiance", "fiancee", "fiancé", "fiancée", "wife", "husband", "engaged", "married",
@@ -94,12 +97,21 @@ _PATTERNS = [
         r"(?: back)?(?: from [^,.;:!?]+?| with [^,.;:!?]+?)? (?:in|to) " + _HOME + _END,
         hints=("live", "living", "moved", "relocated"),
     ),
-    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith".
+    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
+    # Partick".
     _p(
         "residence",
-        r"(?:(?:i|we)(?:'ve| have)? )?(?:just |finally |recently )*(?:got the keys to|bought|rented|moved into|"
-        r"signed (?:the|a) lease (?:on|for)) " + _HOME.replace(")?", ")", 1) + _END,
+        r"(?:(?:i|we)(?:'ve| have)? |guess who )?(?:just |finally |recently )*"
+        r"(?:got the keys to|bought|rented|moved into|signed (?:the|a) lease (?:on|for)) "
+        + _HOME.replace(")?", ")", 1)
+        + _END,
         hints=("live", "living", "moved", "flat", "house", "home", "keys"),
+    ),
+    _p(
+        "residence",
+        r"(?:(?:my|our|a) )?(?:own |new |little )*(?:flatshare|flat share|houseshare|house share|flat|apartment|"
+        r"place) in " + _END,
+        hints=("live", "living", "flat", "flatshare", "apartment", "place"),
     ),
     _p(
         "employer",
@@ -233,7 +245,7 @@ def statement(text: str) -> Statement:
     found = Statement(speaker=speaker.strip().lower())
     covered = True
     previous = ""
-    for sentence in (s.strip() for s in SENTENCE.split(said)):
+    for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
         if not sentence:
             continue
         before, previous = previous, sentence
@@ -322,6 +334,12 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         if place := _workplace(clause.strip()):
             slots["workplace"] = place
             found_hints.update(_WORKPLACE_HINTS)
+        if employer := _employer(clause.strip(), sentence):
+            slots["employer"] = employer
+            found_hints.update(("work", "job"))
+        if (team := _TEAM.search(clause)) and (team.group("v") or _JOB_TALK.search(sentence)):
+            slots["team"] = (team.group("v") or team.group("v2")).lower()
+            found_hints.update(("team", "now"))
         stated = _clause_slot(clause.strip())
         if stated is None:
             # "I live in Paris, France": a name going on with the value says no more.
@@ -334,6 +352,11 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
     return slots, whole
 
 
+# Places of work one moves to: "moved to the Tokyo office", "I moved to the outpatient clinic".
+_WORK_NOUNS = frozenset(
+    "office branch site campus plant lab team hq headquarters store studio clinic ward department unit hospital "
+    "school depot shop".split()
+)
 # The city one works in: "an engineer at Panasonic in Osaka", "I teach at a school in Munich", "got transferred to
 # the Tokyo office" (a name: "in the city centre" is no city).
 _WORKPLACES = (
@@ -346,11 +369,43 @@ _WORKPLACES = (
     re.compile(
         _LEAD + r"(?:i |we )?(?:(?:just|recently|finally|got|was|have been|'ve been|am being|'m being|am|'m)\s+)*"
         r"(?:transferred|moved|relocated) to (?:the |our |my )?(?P<v>[\w' -]+?) "
-        r"(?:office|branch|site|campus|plant|lab|team|hq|headquarters|store|studio)\b",
+        r"(?:" + "|".join(_WORK_NOUNS) + r")\b",
         re.I,
     ),
 )
 _WORKPLACE_HINTS = ("work", "works", "working", "office", "transferred", "branch")
+# Where one works, named after what one works as ("I work as a backend developer at Stripe"), or said to be one's
+# place now where the sentence speaks of a job ("new job btw, I'm at Intercom now").
+_EMPLOYERS = (
+    re.compile(
+        _LEAD + r"i(?: now| currently| still)* work as (?:an? )?[\w' -]+? (?:at|for) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + r"i(?:'m| am) (?:now )?(?:at|with) (?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b",
+        re.I,
+    ),
+)
+# The team one is on: "PM at Atlassian on the Jira team", "ugh reorg'd, I'm on confluence now".
+_TEAM = re.compile(
+    r"(?:\bon the (?P<v>[\w'-]+(?: [\w'-]+)?) team\b|"
+    r"\bi(?:'m| am) (?:now )?on (?P<v2>(?!(?:a|an|the|my|it|holiday|leave|call|shift|nights|site)\b)[\w'-]+) now\b)",
+    re.I,
+)
+_JOB_TALK = re.compile(r"\b(?:job|work|role|joined|hired|started|starting|position|contract|reorg\w*|team)\b", re.I)
+
+
+def _employer(clause: str, sentence: str) -> str | None:
+    """The employer a clause names after what one works as, or as one's place now in a sentence about a job."""
+    for n, pattern in enumerate(_EMPLOYERS):
+        match = pattern.match(clause)
+        if match and (n == 0 or _JOB_TALK.search(sentence)):
+            raw = match.group("v").strip()
+            stop = _VALUE_STOP.search(raw)
+            words = (raw[: stop.start()] if stop else raw).lower().split()
+            if 0 < len(words) <= 4:
+                return " ".join(words)
+    return None
 
 
 def _workplace(clause: str) -> str | None:
@@ -397,6 +452,8 @@ def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
         if not 0 < len(words) <= 4 or (pattern.value and words[0] in _NOT_THINGS):
             continue
         value = " ".join(words)
+        if pattern.slot == "residence" and words[-1] in _WORK_NOUNS:
+            continue  # "I moved to the outpatient clinic": a place of work, not a home
         if pattern.slot == "relationship":
             getting = re.search(r"\bgetting married\b", clause, re.I)
             value = "engaged" if getting else _RELATIONSHIP.get(value, value)
@@ -451,12 +508,13 @@ def apart(old_text: str, new_text: str) -> bool:
 # anymore", "we've cancelled the Norway cruise", "we lost Luna last week".
 _ENDED = (
     re.compile(
-        r"\b(?:sold|gave up(?: on)?|given up(?: on)?|quit|lost|cancell?ed|dropped|broke up with|no more)\s+"
+        r"\b(?:sold|gave up(?: on)?|given up(?: on)?|quit|lost|cancell?ed|dropped|broke up with|no more|"
+        r"packed in|jacked in|goodbye(?: to)?|bye bye)\s+"
         r"(?:my |our |the |a |an |his |her |their )?(?P<thing>[\w'’-]+(?: [\w'’-]+){0,2})",
         re.I,
     ),
     re.compile(
-        r"\b(?:don't|do not|doesn't|does not|am not|'m not|is not|isn't|no longer)\s+(?:\w+\s+)?"
+        r"\b(?:don't|do not|doesn't|does not|am not|'m not|is not|isn't|no longer|no)\s+(?:\w+\s+)?"
         r"(?:an? )?(?P<thing>[\w'’-]+)\s+(?:anymore|any more)\b",
         re.I,
     ),
@@ -508,6 +566,18 @@ _BORN = re.compile(
     r"(?-i:[A-Z])[\w'-]+ arrived (?:on|last|yesterday|this|early|safely|at))\b",
     re.I,
 )
+# Retired: one's work is a thing of the past ("I retired on Friday", "Officially a retiree").
+_RETIRED = re.compile(
+    r"\b(?:i(?:'m| am|'ve| have)?|officially|finally|now)(?: just| finally| officially| now)* (?:a |been )?"
+    r"(?:retired|retiree)\b",
+    re.I,
+)
+# What says one works somewhere, at something: what a retirement makes a thing of the past.
+_WORK_SAID = re.compile(
+    r"\b(?:i|i'm|i am)\b.*\b(?:work|works|working|job|teach|teaching|coach|coaching|shifts?|employed|office|"
+    r"colleagues?|boss|manager at)\b",
+    re.I,
+)
 # A test passed: no more lessons for it ("I passed my driving test": driving lessons).
 _PASSED = re.compile(r"\bpassed (?:my|her|his|the|our) (?P<what>[\w'-]+) (?:test|exam)\b", re.I)
 
@@ -552,7 +622,8 @@ _RESCHEDULED = re.compile(
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 # A time named: a month, a weekday, a season, a date.
 _TIME_NAMED = re.compile(
-    r"\b(?:(?:next |this |the )?(?:" + _MONTHS + r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|"
+    r"\b(?:(?:next |this |the )?(?:" + _MONTHS + r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)(?= \d)|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|"
     r"autumn|fall|winter)|"
     r"next (?:week|weekend|month|year)|tomorrow|\d{1,2}(?:st|nd|rd|th)?(?: of)? (?:" + _MONTHS + r")|"
     r"\d{4}-\d\d-\d\d)\b",
@@ -582,6 +653,11 @@ class Change:
         """Whether an older text says what this change makes a thing of the past: it names the thing and, for a
         thing put to another time, a time of it ("a trip to Japan for April"); for one done without, a state held
         for a while only ("with a stick for now"). A text that says itself the thing ended is not replaced."""
+        if self.how == "retired":
+            said = statement(older)
+            return bool({"employer", "occupation", "workplace", "team"} & set(said.slots)) or bool(
+                _WORK_SAID.search(older)
+            )
         if not mentions(older, self.thing):
             return False
         if self.how in ("rescheduled", "called off"):
@@ -615,6 +691,8 @@ def _names_in(text: str) -> list[str]:
 def changes(text: str) -> list[Change]:
     """Every thing ``text`` says has ended, been called off, been put to another time, or is done without now."""
     found = [Change("ended", thing) for thing in ended(text)]
+    if _RETIRED.search(text):
+        found.append(Change("retired", frozenset({"work"})))
     for match in _CALLED_OFF.finditer(text):
         # Named by its proper names alone where it has some ("the Dublin trip": Dublin).
         names = frozenset(w.lower() for w in match.group("thing").split() if w[0].isupper())
@@ -640,5 +718,9 @@ def names_a_time(text: str) -> bool:
 
 def mentions(text: str, thing: frozenset[str]) -> bool:
     """Whether ``text`` names every word of ``thing``, or a longer word it begins ("fuji": "Fujifilm")."""
-    words = frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", text.lower().replace("’", "'")))
-    return all(w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) for w in thing)
+    said = text.lower().replace("’", "'")
+    words = frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", said) + re.findall(r"[\w'-]+", said))
+    return all(
+        w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) or (w.endswith("s") and w[:-1] in words)
+        for w in thing
+    )

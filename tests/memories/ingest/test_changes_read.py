@@ -232,3 +232,73 @@ def test_a_partner_named_before_and_i_stays_with_the_statement():
         "Kofi proposed at the lake and I said yes!!",
         "I'm still shaking.",
     ]
+
+
+@pytest.mark.parametrize(
+    "text, change, older",
+    [
+        (
+            "Rosa: Packed in the warehouse job at last.",
+            Change("ended", frozenset({"warehouse"})),
+            "Rosa: Warehouse shifts again.",
+        ),
+        (
+            "Rosa: goodbye overtime, hello weekends",
+            Change("ended", frozenset({"overtime"})),
+            "Rosa: Overtime every Friday.",
+        ),
+        (
+            "Rosa: oh and no bike anymore, it got nicked",
+            Change("ended", frozenset({"bike"})),
+            "Rosa: My bike is a Raleigh.",
+        ),
+        (
+            "Rosa: Officially a retiree as of Friday!",
+            Change("retired", frozenset({"work"})),
+            "Rosa: I teach maths at St Anne's, 30 years now.",
+        ),
+    ],
+)
+def test_changes_said_in_chat(text, change, older):
+    """British and chatty ways of ending a thing ("packed in", "goodbye", "no bike anymore") and a retirement, which
+    makes what one said of one's work a thing of the past."""
+    assert change in changes(text)
+    assert change.replaces(older)
+
+
+def test_a_retirement_leaves_what_is_not_work_alone():
+    (retired,) = [c for c in changes("Rosa: I'm retired now!") if c.how == "retired"]
+    assert not retired.replaces("Rosa: My sister Ines lives in Faro.")
+    assert changes("Rosa: My dad retired last year.") == []
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Ivo: I work as a data engineer at Monzo", {"occupation": "data engineer", "employer": "monzo"}),
+        ("Ivo: new job btw, I'm at Wise now, same hours", {"employer": "wise"}),
+        ("Ivo: PM at Spotify on the Wrapped team", {"team": "wrapped"}),
+        ("Ivo: ugh reorg again, I'm on payments now.", {"team": "payments"}),
+        ("Ivo: Skint. flatshare in Leith, 3 of us", {"residence": "leith"}),
+        ("Ivo: Cooking more. my girlfriend Ana is vegan", {"relationship": "dating"}),
+        ("Ivo: I'm plant-based since January.", {"diet": "plant-based"}),
+    ],
+)
+def test_more_attributes_read_from_chat(text, slots):
+    """Where one works after what one works as, one's place now in a sentence about a job, the team one is on, a
+    flatshare, a sentence opening in lower case, a plant-based diet."""
+    said = statement(text).slots
+    assert {slot: said.get(slot) for slot in slots} == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ivo: I'm at Gatwick now, flight delayed",
+        "Ivo: I'm on antibiotics now, feeling rough",
+        "Ivo: I moved to the night shift unit",
+    ],
+)
+def test_a_place_for_now_or_of_work_is_no_employer_team_or_home(text):
+    """ "I'm at Gatwick now" with no word of a job, "I'm on antibiotics now", moving to a unit at work."""
+    assert not {"employer", "team", "residence"} & set(statement(text).slots)
