@@ -34,23 +34,26 @@ CONCEPTS = (
     _c(
         "family",
         r"family|families|relatives|siblings?|kids|children|married|spouse|related|seeing anyone|dating|single|"
-        r"relationship|partner|girlfriend|boyfriend|wife|husband",
-        _KIN + " engaged dating relationship wedding",
+        r"relationship|partner|girlfriend|boyfriend|wife|husband|love life|romance|romantic|propos\w*|engaged|wedding",
+        _KIN + " engaged dating relationship wedding proposed proposal together born",
     ),
     _c(
         "pets",
         r"pets?|animals?",
         "pet pets dog dogs puppy cat cats kitten parrot hamster rabbit bunny fish horse tortoise turtle beagle "
-        "labrador poodle terrier retriever spaniel husky bulldog adopted",
+        "labrador poodle terrier retriever spaniel husky bulldog greyhound lurcher whippet collie dachshund pug "
+        "adopted rescue vet",
     ),
     _c(
         "work",
         r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?|career|profession|"
-        r"occupation|employer|employed|for a living|students?|study|studying|university|phd",
+        r"occupation|employer|employed|for a living|students?|study|studying|university|phd|business|trade|"
+        r"line of work",
         "work works working job career employer company office colleague boss nurse teacher engineer developer "
         "doctor designer manager lawyer student hired promoted quit joined startup translator freelance freelancer "
         "consultant analyst architect accountant chef writer artist photographer researcher scientist postdoc phd "
-        "professor lecturer thesis university business shop cafe café bakery restaurant opened opens opening",
+        "professor lecturer thesis university business shop cafe café bakery restaurant opened opens opening shift "
+        "shifts driver self-employed clients customers",
         ("employer", "occupation", "job", "job title", "role"),
     ),
     _c(
@@ -63,10 +66,11 @@ CONCEPTS = (
     ),
     _c(
         "food",
-        r"eat|eats|food|foods|diet|cook|cooking|bake|baking|\w*cakes?|dessert|recipes?|snacks?|meal|dinner|lunch|"
+        r"eat|eats|eating|food|foods|diet|cook|cooking|bake|baking|\w*cakes?|dessert|recipes?|snacks?|meal|dinner|"
+        r"lunch|"
         r"restaurant|allerg\w*|menu",
         "eat eats food diet allergic allergy intolerant vegetarian vegan pescatarian gluten lactose peanuts nuts "
-        "shellfish dairy cook cooking favourite dish meat",
+        "shellfish dairy cook cooking favourite dish meat keto sugar carbs",
         ("diet",),
     ),
     _c(
@@ -83,13 +87,16 @@ CONCEPTS = (
     ),
     _c(
         "sport",
-        r"train(?:s|ing)? for|races?|marathon|sports?|gym|fitness|exercise|work(?:s|ing)? out",
-        "marathon race running run runs training gym cycling swimming yoga football tennis padel climbing hiking",
+        r"train(?:s|ing)? for|races?|marathon|sports?|gym|fitness|exercise|work(?:s|ing)? out|keep(?:s|ing)? fit|"
+        r"active|kickabout|football",
+        "marathon race running run runs training gym cycling swimming swim yoga football tennis padel climbing "
+        "bouldering hiking five-a-side physio",
     ),
     _c(
         "getting around",
-        r"get(?:s|ting)? around|commute|commuting|drives?|driving|car|transport",
-        "car bike e-bike bicycle cycle cycles drive drives bus train tube metro scooter motorbike walk",
+        r"get(?:s|ting)? around|get(?:s|ting)? to work|commute|commuting|drives?|driving|car|transport|lift|ride",
+        "car bike e-bike bicycle cycle cycles cycling drive drives driving bus train tube metro scooter vespa "
+        "motorbike van walk",
     ),
     _c(
         "garden",

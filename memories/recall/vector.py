@@ -96,3 +96,19 @@ def _scan_tuples(table: str, kb_ids: tuple[int, ...], limit: int) -> int:
         return HNSW_MAX_SCAN_TUPLES
     wanted = VECTOR_SCAN_MARGIN * limit * table_rows / kb_rows
     return int(min(max(wanted, VECTOR_SCAN_MIN), HNSW_MAX_SCAN_TUPLES))
+
+
+def similarities(vector, memory_ids: list[int]) -> dict[int, float]:
+    """The cosine similarity of each memory among ``memory_ids`` (those embedded) to ``vector`` (none: empty)."""
+    if vector is None or not memory_ids:
+        return {}
+    from pgvector.django import CosineDistance
+
+    from memories.models import Memory
+
+    rows = (
+        Memory.objects.filter(pk__in=memory_ids, embedding__isnull=False)
+        .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
+        .values_list("pk", "distance")
+    )
+    return {pk: 1.0 - distance for pk, distance in rows}

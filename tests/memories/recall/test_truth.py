@@ -309,3 +309,18 @@ def test_a_statement_of_the_same_turn_naming_a_replaced_value_is_shown_as_earlie
         hit(4, "My favourite film is Oppenheimer now.", "t3", 9),
     ]
     assert set(held_earlier(hits)) == {("memory", 1), ("memory", 2)}
+
+
+def test_ask_offline_picks_the_statement_closest_in_meaning_when_no_word_is_shared(api, notes):
+    """ "How does she make a living?" shares no word with "I'm a self-employed plumber": offline, ask still quotes it (the
+    closest in meaning of the statements the block holds), not the swimming or the cat."""
+    say(
+        api,
+        "intro",
+        "I'm a self-employed plumber now.",
+        "I love swimming at the lido every Sunday morning before breakfast.",
+        "I love my cat Biscuit, she sleeps on the airing cupboard shelf all day.",
+    )
+    answer = ask(api, "How does she make a living?")["answer"]
+    assert "plumber" in answer, answer
+
