@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kbsite.ai import llm, splitting
 from memories.ingest import grounding
-from memories.text import entities_guess, is_salient, statements_of, topics_guess
+from memories.text import SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 
@@ -75,25 +75,40 @@ def _kind(text: str) -> str:
     return "fact"
 
 
+# The most content words of an answer that keeps the question it answers.
+ANSWER_WORDS = 8
+
+
+def _question_of(text: str) -> str:
+    """The question a bot's turn ends on, if it does and it is short ("Any allergies I should know about?")."""
+    last = SENTENCE.split(text.strip())[-1].strip() if text.strip() else ""
+    return last if last.endswith("?") and len(last) <= 120 else ""
+
+
 def extract_heuristic(turns: list[Turn]) -> Extraction:
     """Keep each statement of a salient turn (a sentence, or a clause with a subject of its own) as a memory,
     attributed, dated and citing its turn: one statement can be retired (the user moved) without the others (their
-    allergy)."""
+    allergy). A short answer to the bot's question keeps the question with it ("Kiwi fruit, weirdly (answering: Any
+    allergies I should know about?)"): alone it says nothing of what it answers."""
     facts: list[Fact] = []
+    asked = ""
     for turn in turns:
         # The bot's own replies ("Happy birthday!", "Want a training plan?") echo or ask: offline they are not
         # memories of the user (they stay stored as turns); an LLM reads them for what they establish.
-        if turn.role == "assistant" or not is_salient(turn.text):
+        if turn.role == "assistant":
+            asked = _question_of(turn.text)
+            continue
+        question, asked = asked, ""
+        if not is_salient(turn.text):
             continue
         segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
-        for segment in segments:
-            if not is_salient(segment):
-                continue
-            text = f"{turn.speaker}: {segment}" if turn.speaker else segment
+        for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
             kind = _kind(segment)
+            if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
+                segment = f"{segment} (answering: {question})"
             facts.append(
                 Fact(
-                    text=text,
+                    text=f"{turn.speaker}: {segment}" if turn.speaker else segment,
                     kind=kind,
                     entities=entities_guess(segment, turn.speaker),
                     topics=topics_guess(segment),

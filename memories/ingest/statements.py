@@ -30,9 +30,15 @@ _FILLER = (
 # Where a value ends: the next clause, or a time, place or manner said of it.
 _VALUE_STOP = re.compile(
     r"\s+(?:and|but|because|since|with|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
-    r"to|until|ago|yesterday|about|" + _FILLER + r")\b.*$|\s+\d.*$",
+    r"to|until|ago|yesterday|about|full time|part time|" + _FILLER + r")\b.*$|\s+\d.*$|"
+    r"\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) (?:days?|weeks?|months?|years?)\b.*$",
     re.I,
 )
+# Words a statement of where one lives contains (one of them finds an older statement of it by full text).
+_HOME_HINTS = (
+    "live", "living", "moved", "relocated", "based", "flat", "flatshare", "house", "home", "keys", "apartment",
+    "place", "been",
+)  # fmt: skip
 # A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
 _HOME = (
     r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* "
@@ -95,7 +101,7 @@ _PATTERNS = [
         # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
         r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)"
         r"(?: back)?(?: from [^,.;:!?]+?| with [^,.;:!?]+?)? (?:in|to) " + _HOME + _END,
-        hints=("live", "living", "moved", "relocated"),
+        hints=_HOME_HINTS,
     ),
     # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
     # Partick".
@@ -105,13 +111,13 @@ _PATTERNS = [
         r"(?:got the keys to|bought|rented|moved into|signed (?:the|a) lease (?:on|for)) "
         + _HOME.replace(")?", ")", 1)
         + _END,
-        hints=("live", "living", "moved", "flat", "house", "home", "keys"),
+        hints=_HOME_HINTS,
     ),
     _p(
         "residence",
         r"(?:(?:my|our|a) )?(?:own |new |little )*(?:flatshare|flat share|houseshare|house share|flat|apartment|"
         r"place) in " + _END,
-        hints=("live", "living", "flat", "flatshare", "apartment", "place"),
+        hints=_HOME_HINTS,
     ),
     _p(
         "employer",
@@ -163,12 +169,18 @@ _PATTERNS = [
     _p(
         "residence",
         r"(?:(?:i|we)(?:'m| am|'re| are)(?: now)? )?(?:based|living|settled) in " + _END,
-        hints=("live", "living", "moved", "relocated", "based"),
+        hints=_HOME_HINTS,
+    ),
+    # "I've been in Toronto six years now", "we've been living in Leith since May".
+    _p(
+        "residence",
+        r"(?:i|we)(?:'ve| have) been (?:living |based )?in (?P<v>(?-i:[A-Z])[^,.;:!?()\"]*)",
+        hints=_HOME_HINTS,
     ),
     _p(
         "residence",
         r"(?:i|we)(?:'m| am|'re| are) in (?P<v>[^,.;:!?()\"]+?) now\b",
-        hints=("live", "living", "moved", "relocated", "based"),
+        hints=_HOME_HINTS,
     ),
     # A diet: "I am vegetarian", "I'm vegan now", "I am no longer vegetarian", "I eat meat again".
     _p(
@@ -263,6 +275,9 @@ def statement(text: str) -> Statement:
         slots, whole = _sentence_slots(sentence, found.hints)
         found.slots.update(slots)
         covered = covered and whole
+    if first_person and _PROPOSAL.search(said):  # said across clauses or sentences ("AMA SAID YES!!! 💍 asked her")
+        found.slots["relationship"] = "engaged"
+        found.hints.update(_RELATIONSHIP_HINTS)
     found.whole = covered and bool(found.slots)
     return found
 
@@ -385,6 +400,12 @@ _EMPLOYERS = (
         _LEAD + r"i(?:'m| am) (?:now )?(?:at|with) (?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b",
         re.I,
     ),
+)
+# A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
+_PROPOSAL = re.compile(
+    r"\b(?:proposed|popped the question)\b.*\b(?:i|we) said yes\b|"
+    r"\b(?:she|he|[\w'-]+) said yes\b.*(?:💍|\bring\b|\bproposed\b|\basked (?:her|him)\b)",
+    re.I,
 )
 # The team one is on: "PM at Atlassian on the Jira team", "ugh reorg'd, I'm on confluence now".
 _TEAM = re.compile(
@@ -573,11 +594,10 @@ _RETIRED = re.compile(
     re.I,
 )
 # What says one works somewhere, at something: what a retirement makes a thing of the past.
-_WORK_SAID = re.compile(
-    r"\b(?:i|i'm|i am)\b.*\b(?:work|works|working|job|teach|teaching|coach|coaching|shifts?|employed|office|"
-    r"colleagues?|boss|manager at)\b",
-    re.I,
-)
+WORK_WORDS = (
+    "work works working job teach teaching coach coaching shift shifts employed office colleague colleagues boss"
+).split()
+_WORK_SAID = re.compile(r"\b(?:i|i'm|i am)\b.*\b(?:" + "|".join(WORK_WORDS) + r")\b", re.I)
 # A test passed: no more lessons for it ("I passed my driving test": driving lessons).
 _PASSED = re.compile(r"\bpassed (?:my|her|his|the|our) (?P<what>[\w'-]+) (?:test|exam)\b", re.I)
 
@@ -640,6 +660,13 @@ _TEMPORARY = re.compile(
 )
 
 
+# A thing, and the words saying one uses it: "no car anymore" ends "I drive my Golf to the depot".
+USED = {
+    frozenset({"car"}): (frozenset({"drive"}), frozenset({"drives"}), frozenset({"driving"})),
+    frozenset({"bike"}): (frozenset({"cycle"}), frozenset({"cycles"}), frozenset({"cycling"})),
+}
+
+
 @dataclass(frozen=True)
 class Change:
     """A thing a text says has changed, as the words that name it: ``ended`` ("we sold the Clio", "I don't drink
@@ -658,7 +685,7 @@ class Change:
             return bool({"employer", "occupation", "workplace", "team"} & set(said.slots)) or bool(
                 _WORK_SAID.search(older)
             )
-        if not mentions(older, self.thing):
+        if not mentions(older, self.thing) and not any(mentions(older, use) for use in USED.get(self.thing, ())):
             return False
         if self.how in ("rescheduled", "called off"):
             return _TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"

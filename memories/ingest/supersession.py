@@ -23,7 +23,7 @@ from django.db.models.functions import Greatest
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
-from memories.ingest.statements import Statement, changes, clash, contradicts, statement
+from memories.ingest.statements import USED, WORK_WORDS, Change, Statement, changes, clash, contradicts, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
 from memories.services import insights_retire, retirement_follow
@@ -120,10 +120,11 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
         if memory.quarantined:
             continue
         for change in changes(memory.text):
+            named = _naming(change)
             mentions = (
                 Memory.objects.live()
                 .owned_by(end_user_id)
-                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=_all_words(change.thing))
+                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=named)
                 .only("id", "text", "kb_id", "end_user_id")
                 .order_by("-id")[:50]
             )
@@ -134,6 +135,17 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
                     opened.append(older.pk)
     insights_retire(opened, reason=CONTRADICTED, at=now)
     return len(opened)
+
+
+def _naming(change: Change) -> SearchQuery:
+    """What finds the older facts a change may replace: for a retirement, those saying where or as what one works;
+    else those naming the thing, or using it ("no car anymore": "I drive my Golf")."""
+    if change.how == "retired":
+        return _any_word(set(WORK_WORDS))
+    query = _all_words(change.thing)
+    for use in USED.get(change.thing, ()):
+        query |= _all_words(use)
+    return query
 
 
 def _all_words(words: frozenset[str]) -> SearchQuery:

@@ -49,7 +49,8 @@ CONCEPTS = (
         r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?|career|profession|"
         r"occupation|employer|employed|for a living|students?|study|studying|university|phd|business|trade|"
         r"line of work",
-        "work works working job career employer company office colleague boss nurse teacher engineer developer "
+        "work works working job career employer company office colleague boss nurse teacher teach teaches teaching "
+        "engineer developer "
         "doctor designer manager lawyer student hired promoted quit joined startup translator freelance freelancer "
         "consultant analyst architect accountant chef writer artist photographer researcher scientist postdoc phd "
         "professor lecturer thesis university business shop cafe café bakery restaurant opened opens opening shift "
@@ -66,7 +67,7 @@ CONCEPTS = (
     ),
     _c(
         "food",
-        r"eat|eats|eating|food|foods|diet|cook|cooking|bake|baking|\w*cakes?|dessert|recipes?|snacks?|meal|dinner|"
+        r"eat|eats|eating|food|foods|diet\w*|cook|cooking|bake|baking|\w*cakes?|dessert|recipes?|snacks?|meal|dinner|"
         r"lunch|"
         r"restaurant|allerg\w*|menu",
         "eat eats food diet allergic allergy intolerant vegetarian vegan pescatarian gluten lactose peanuts nuts "
@@ -75,7 +76,7 @@ CONCEPTS = (
     ),
     _c(
         "health",
-        r"health|healthy|sick|ill|illness|medical|medication|doctor|condition|allerg\w*",
+        r"health|healthy|sick|ill|illness|medical|medication|doctor|condition|allerg\w*|diet\w*",
         "allergic allergy asthma diabetes diabetic medication surgery injury sick illness doctor therapy pregnant "
         "condition",
     ),

@@ -88,12 +88,19 @@ def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
 
 def held_earlier(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     """The hits (by type and id) shown as held earlier, with until when: the older side of an open conflict, or
-    one a newer hit restates otherwise or says has changed; and an insight quoting one of those (it would put the
-    old value back as current)."""
+    one a newer hit restates otherwise or says has changed; and an insight quoting one of those, or the older side of
+    an open conflict that is not among the hits (an insight written after the conflict was found would put the old
+    value back as current)."""
     earlier = {**conflicts_open(hits), **earlier_values(hits)}
-    for hit in hits:
-        if hit.type == "insight":
-            quoted = [("memory", s["memory_id"]) for s in hit.sources if s.get("type") == "memory"]
-            if past := [key for key in quoted if key in earlier]:
-                earlier.setdefault(("insight", hit.id), earlier[past[0]])
+    quoted = {
+        hit.id: [("memory", s["memory_id"]) for s in hit.sources if s.get("type") == "memory"]
+        for hit in hits
+        if hit.type == "insight"
+    }
+    # What the insights quote that is not among the hits may be the older side of an open conflict too.
+    unseen = [Hit(id=pk, type="memory", text="", kind="") for keys in quoted.values() for _, pk in keys]
+    behind = conflicts_open(unseen)
+    for pk, keys in quoted.items():
+        if past := [key for key in keys if key in earlier or key in behind]:
+            earlier.setdefault(("insight", pk), earlier.get(past[0]) or behind.get(past[0]))
     return earlier

@@ -302,3 +302,23 @@ def test_more_attributes_read_from_chat(text, slots):
 def test_a_place_for_now_or_of_work_is_no_employer_team_or_home(text):
     """ "I'm at Gatwick now" with no word of a job, "I'm on antibiotics now", moving to a unit at work."""
     assert not {"employer", "team", "residence"} & set(statement(text).slots)
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Zoe: Tom proposed at the top of Arthur's Seat and I said yes!!", {"relationship": "engaged"}),
+        ("Zoe: SHE SAID YES!!! 💍 asked her at breakfast", {"relationship": "engaged"}),
+        ("Zoe: I'm from Lagos but I've been in Leeds four years now", {"residence": "leeds"}),
+        ("Zoe: we're in Perth full time now.", {"residence": "perth"}),
+    ],
+)
+def test_a_proposal_said_yes_to_and_where_one_has_been(text, slots):
+    """A proposal said yes to (across clauses or sentences) is an engagement; "I've been in Leeds four years" is where
+    one lives, the time after it no part of the place."""
+    said = statement(text).slots
+    assert {slot: said.get(slot) for slot in slots} == slots
+
+
+def test_a_proposal_said_no_to_is_no_engagement():
+    assert "relationship" not in statement("Zoe: He proposed and I said no, too soon.").slots

@@ -312,8 +312,8 @@ def test_a_statement_of_the_same_turn_naming_a_replaced_value_is_shown_as_earlie
 
 
 def test_ask_offline_picks_the_statement_closest_in_meaning_when_no_word_is_shared(api, notes):
-    """ "How does she make a living?" shares no word with "I'm a self-employed plumber": offline, ask still quotes it (the
-    closest in meaning of the statements the block holds), not the swimming or the cat."""
+    """ "How does she make a living?" shares no word with "I'm a self-employed plumber": offline, ask still quotes it
+    (the closest in meaning of the statements the block holds), not the swimming or the cat."""
     say(
         api,
         "intro",
@@ -324,3 +324,62 @@ def test_ask_offline_picks_the_statement_closest_in_meaning_when_no_word_is_shar
     answer = ask(api, "How does she make a living?")["answer"]
     assert "plumber" in answer, answer
 
+
+def test_a_short_answer_keeps_the_question_it_answers(api, notes):
+    """ "Kiwi, weirdly. throat gets itchy." answers the bot's "Any food allergies I should know about?": offline the
+    memory keeps the question with it, so "Does she have any allergies?" finds it and ask quotes it."""
+    response = api.post(
+        "/api/v1/kbs/notes/messages/",
+        json={
+            "session_id": "s1",
+            "user_id": "alice",
+            "messages": [
+                {"external_id": "1", "role": "user", "content": "Can you plan dinners for me this week?"},
+                {"external_id": "2", "role": "assistant", "content": "Sure! Any food allergies I should know about?"},
+                {"external_id": "3", "role": "user", "content": "Kiwi, weirdly. throat gets itchy."},
+            ],
+        },
+    )
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+    memory = Memory.objects.get(text__startswith="Kiwi")
+    assert memory.text == "Kiwi, weirdly. throat gets itchy. (answering: Any food allergies I should know about?)"
+    assert "Kiwi" in ask(api, "Does she have any allergies?")["answer"]
+
+
+def test_an_insight_quoting_the_older_side_of_a_conflict_not_among_the_hits_is_earlier(api, notes):
+    """An insight written after a conflict was found still quotes the older side; the block is made of hits that may
+    not hold that memory itself, and the insight is held earlier all the same."""
+    from memories.recall.current import held_earlier
+    from memories.recall.hits import Hit
+
+    say(api, "s1", "I drive my Golf to the depot every morning.", when="2025-01-10T10:00:00Z")
+    say(api, "s2", "Oh and no car anymore btw, I get the tram now.", when="2025-09-10T10:00:00Z")
+    golf = Memory.objects.get(text__contains="Golf")
+    assert ReviewItem.objects.get(kind=ReviewItem.Kind.CONFLICT, older=golf).attribute == "ended: car"
+    insight = Hit(
+        id=901,
+        type="insight",
+        text="Drives a Golf to the depot.",
+        kind="insight",
+        sources=[{"type": "memory", "memory_id": golf.pk}],
+    )
+    assert set(held_earlier([insight])) == {("insight", 901)}
+
+
+def test_a_retirement_makes_what_one_said_of_ones_work_earlier(api, notes):
+    """ "Officially a retiree!" after "I teach history at Lincoln High": an open conflict for review, and the block
+    shows the teaching as held earlier; what is not work (the grandchildren) stays current."""
+    say(
+        api,
+        "s1",
+        "I teach history at Lincoln High, 30 years now.",
+        "My grandson Leo is four.",
+        when="2025-01-10T10:00:00Z",
+    )
+    say(api, "s2", "Last day was Friday. Officially a retiree!", when="2025-06-20T10:00:00Z")
+    item = ReviewItem.objects.get(kind=ReviewItem.Kind.CONFLICT)
+    assert "teach" in item.older.text and item.attribute == "retired: work"
+    block = context(api, "Is he still working? And how old is Leo?")
+    assert "(earlier, until 2025-06-20)" in next(line for line in block.splitlines() if "teach" in line)
+    assert "earlier" not in next(line for line in block.splitlines() if "Leo" in line)
