@@ -46,8 +46,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "kbsite",  # before django_q: its qcluster command is kbsite's (kbsite.cluster)
     "django_q",
-    "kbsite",
     "memories",
     "knowledge",
 ]

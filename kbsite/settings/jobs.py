@@ -6,6 +6,9 @@ from kbsite.env import env_int
 
 WORKERS = env_int("WORKERS", 2, minimum=1)
 JOB_TIMEOUT_SECONDS = env_int("JOB_TIMEOUT_SECONDS", 600, minimum=10)
+# After a SIGTERM, how long a task running may take to finish before its worker is killed (its job retried); the
+# cluster is gone a few seconds later (kbsite.cluster), inside manage.py serve's 8 s.
+WORKER_STOP_SECONDS = env_int("WORKER_STOP_SECONDS", 5, minimum=1)
 
 # A failed job whose failure may pass (a provider down, a time limit, a lost worker) is queued again by itself,
 # JOB_RETRY_SECONDS later, doubling each time up to JOB_RETRY_MAX_SECONDS, for at most JOB_RETRIES tries of one
