@@ -36,13 +36,12 @@ values is current).
     BENCH_MODES=llm python -m benchmarks truth       # the scripted LLM only
     python -m benchmarks truth --cases heldout       # the held-out cases (truth_cases_heldout.json)
 
-``--cases heldout`` (or ``--cases PATH``) asks other cases: ``truth_cases_heldout.json`` (8 end users, 40
-questions) was written afresh, not read while the offline reading of chats was tuned on ``truth_cases.json``, so it
-is the honest measure of chats the product has not seen.
-``--cases fresh`` (``truth_cases_fresh.json``, 10 end users, 65 questions) is a third set, written later by someone
-who had not read the product's code, and kept unread while tuning.
-``--cases unseen`` (``truth_cases_unseen.json``, 12 end users, 83 questions) is a fourth set, written after the fresh
-set had been read for tuning, by someone who had not read the product's code, and kept unread.
+``--cases heldout|fresh|unseen`` (or ``--cases PATH``) asks other cases, each written afresh by someone who had not
+read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions) and ``truth_cases_fresh.json``
+(10 end users, 65 questions) were each kept unread until measured, then read while the offline reading of chats was
+tuned; ``truth_cases_unseen.json`` (12 end users, 83 questions), written after that, has never been read while
+tuning: it is the honest measure of chats the product has not seen. A set read for tuning measures only what was
+tuned on it.
 """
 
 from __future__ import annotations
