@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memories.text import ANY_SENTENCE
+from memories.text import ANY_SENTENCE, content_words
 
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
@@ -687,11 +687,26 @@ class Change:
             )
         if not mentions(older, self.thing) and not any(mentions(older, use) for use in USED.get(self.thing, ())):
             return False
+        if len(self.thing) == 1 and len(content_words(older)) > LONG_STATEMENT and not _named_in(older, self.thing):
+            return False  # "goodbye nights" ends "mostly night shifts", not a long turn that goes "on free nights…"
         if self.how in ("rescheduled", "called off"):
             return _TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"
         if self.how == "done without" and not _TEMPORARY.search(older):
             return False
         return not ended(older)
+
+
+# A statement saying this many things or more is not about one thing ending that it names by a common word.
+LONG_STATEMENT = 16
+
+
+def _named_in(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names the thing with a capital ("the Clio", "Pintxo"): a name, not a common word."""
+    return any(
+        re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", text, re.I)
+        and re.search(r"(?<![\w'])" + re.escape(word.capitalize()), text)
+        for word in thing
+    )
 
 
 # Words saying a plan is now for another time, where no verb does ("Change of plan: Manila is in December now").

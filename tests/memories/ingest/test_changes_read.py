@@ -322,3 +322,18 @@ def test_a_proposal_said_yes_to_and_where_one_has_been(text, slots):
 
 def test_a_proposal_said_no_to_is_no_engagement():
     assert "relationship" not in statement("Zoe: He proposed and I said no, too soon.").slots
+
+
+def test_a_common_word_ended_leaves_a_long_statement_that_merely_uses_it():
+    """ "goodbye nights" (night shifts) ends "mostly night shifts", not a long turn about the family that goes on
+    "on free nights I go to salsa"; a name ended ends even a long statement that names it."""
+    (nights,) = changes("Ana: I moved to the day clinic so goodbye nights")
+    assert nights.replaces("Ana: I'm a nurse on the ward, mostly night shifts ugh, so my sleep is a disaster")
+    family = (
+        "Ana: At home it's me, my husband Rui and two cats, Bolt and Kiko, and my sister Eva lives in Porto and calls "
+        "every single day lol. "
+        "on free nights I go to salsa"
+    )
+    assert not nights.replaces(family)
+    (clio,) = changes("Ana: We sold the Clio!")
+    assert clio.replaces(family.replace("two cats", "two cats and the old Clio"))
