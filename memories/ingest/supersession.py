@@ -23,7 +23,8 @@ from django.db.models.functions import Greatest
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
-from memories.ingest.statements import USED, WORK_WORDS, Change, Statement, changes, clash, contradicts, statement
+from memories.ingest.changes import USED, WORK_WORDS, Change, changes
+from memories.ingest.statements import Statement, clash, contradicts, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
 from memories.services import insights_retire, retirement_follow
@@ -110,7 +111,7 @@ CONTRADICTED = "a fact it quotes is contradicted by a newer one (an open conflic
 
 
 def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
-    """A new fact that says a thing has changed (:func:`~memories.ingest.statements.changes`: ended, "we sold the
+    """A new fact that says a thing has changed (:func:`~memories.ingest.changes.changes`: ended, "we sold the
     Clio", "I don't drink coffee anymore"; put to another time, "we pushed the trip to September"; done without,
     "walked without the stick") against the same owner's older live facts that it makes a thing of the past: each
     pair an open conflict for review (the block shows the older as what held earlier), and the insights quoting the

@@ -11,7 +11,8 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
-from memories.ingest.statements import names_a_time, statement
+from memories.ingest.changes import names_a_time
+from memories.ingest.statements import statement
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier

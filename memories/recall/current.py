@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memories.ingest.statements import changes, mentions, statement, values_agree
+from memories.ingest.changes import changes, mentions
+from memories.ingest.statements import statement, values_agree
 from memories.models import ReviewItem
 from memories.recall.hits import Hit
 

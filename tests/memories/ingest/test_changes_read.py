@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from memories.ingest.statements import Change, changes, ended, statement
+from memories.ingest.changes import Change, changes, ended
+from memories.ingest.statements import statement
 from memories.text import statements_of
 
 
