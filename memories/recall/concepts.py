@@ -76,15 +76,20 @@ CONCEPTS = (
     ),
     _c(
         "health",
-        r"health|healthy|sick|ill|illness|medical|medication|doctor|condition|allerg\w*|diet\w*",
-        "allergic allergy asthma diabetes diabetic medication surgery injury sick illness doctor therapy pregnant "
-        "condition",
+        r"health|healthy|sick|ill|illness|medical|medication|doctor|condition|allerg\w*|diet\w*|medicine|meds",
+        "allergic allergy asthma diabetes diabetic type medication medicine meds pills tablets inhaler epipen insulin "
+        "surgery operation injury injured sick illness doctor gp therapy physio pregnant condition diagnosed "
+        "diagnosis coeliac celiac intolerant migraine migraines arthritis cholesterol pressure anxiety depression "
+        "knee back hip",
     ),
     _c(
         "hobbies",
-        r"hobby|hobbies|free time|spare time|weekends?|fun|interests?|passion|enjoys?",
-        "hobby hobbies love loves enjoy enjoys play plays playing hiking painting reading guitar piano cello "
-        "running climbing photography garden gardening",
+        r"hobby|hobbies|free time|spare time|weekends?|fun|interests?|passion|enjoys?|relax\w*|unwind|downtime|"
+        r"evenings",
+        "hobby hobbies love loves enjoy enjoys play plays playing hiking painting drawing reading guitar piano cello "
+        "violin drums trumpet saxophone band choir singing dance dancing salsa tango knitting crochet sewing pottery "
+        "baking chess gaming games puzzles running climbing bouldering swimming cycling yoga fishing golf "
+        "photography garden gardening class club",
     ),
     _c(
         "sport",

@@ -62,6 +62,8 @@ def test_the_walkthroughs_question_is_answered_from_what_the_block_holds(api, no
         ("We adopted a beagle called Toby last spring.", "Any pets?"),
         ("I work as a nurse at the children's hospital.", "What does she do?"),
         ("I am allergic to shellfish.", "What should I cook for her?"),
+        ("Tuesdays I do a crochet circle at the library.", "What does she do to unwind?"),
+        ("I've been put on an inhaler for my chest.", "Anything I should know about her health?"),
     ],
 )
 def test_a_vague_question_finds_its_fact_by_what_it_is_about(api, notes, said, question):
