@@ -385,3 +385,12 @@ def test_a_retirement_makes_what_one_said_of_ones_work_earlier(api, notes):
     block = context(api, "Is he still working? And how old is Leo?")
     assert "(earlier, until 2025-06-20)" in next(line for line in block.splitlines() if "teach" in line)
     assert "earlier" not in next(line for line in block.splitlines() if "Leo" in line)
+
+
+def test_asked_how_things_stand_now_ask_prefers_what_was_said_later(api, notes):
+    """ "Where does she work these days?": of two statements about her work, neither read as a change, ask quotes the
+    one said later."""
+    say(api, "s1", "I work the tills at the garden centre, it's fine.", when="2025-01-10T10:00:00Z")
+    say(api, "s2", "Started at the council's planning office last month, proper desk job.", when="2025-09-10T10:00:00Z")
+    answer = ask(api, "Where does she work these days?")["answer"]
+    assert "planning office" in answer and "garden centre" not in answer, answer
