@@ -122,6 +122,13 @@ CONCEPTS = (
         "visiting weekend away",
     ),
     _c(
+        "origin",
+        r"where (?:is|are|was|were) (?:\w+ ){0,2}from|grow up|grew up|hometown|home town|originally|roots|"
+        r"nationality|heritage|background",
+        "grew raised born originally hometown native",
+        ("hometown",),
+    ),
+    _c(
         "plans",
         r"plans?|planning|next|upcoming|future|goals?",
         "plan plans planning going will next trip wedding goal hope want",

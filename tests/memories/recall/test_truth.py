@@ -64,6 +64,7 @@ def test_the_walkthroughs_question_is_answered_from_what_the_block_holds(api, no
         ("I am allergic to shellfish.", "What should I cook for her?"),
         ("Tuesdays I do a crochet circle at the library.", "What does she do to unwind?"),
         ("I've been put on an inhaler for my chest.", "Anything I should know about her health?"),
+        ("I grew up in a village outside Cork.", "Where is she from originally?"),
     ],
 )
 def test_a_vague_question_finds_its_fact_by_what_it_is_about(api, notes, said, question):
