@@ -418,16 +418,21 @@ _TEAM = re.compile(
 _JOB_TALK = re.compile(r"\b(?:job|work|role|joined|hired|started|starting|position|contract|reorg\w*|team)\b", re.I)
 
 
+def _named_value(raw: str, *, most: int) -> str | None:
+    """A place or an employer named, up to where a time or another clause begins, lower case; none if it is empty or
+    longer than ``most`` words."""
+    stop = _VALUE_STOP.search(raw.strip())
+    words = (raw.strip()[: stop.start()] if stop else raw.strip()).lower().split()
+    return " ".join(words) if 0 < len(words) <= most else None
+
+
 def _employer(clause: str, sentence: str) -> str | None:
     """The employer a clause names after what one works as, or as one's place now in a sentence about a job."""
     for n, pattern in enumerate(_EMPLOYERS):
         match = pattern.match(clause)
         if match and (n == 0 or _JOB_TALK.search(sentence)):
-            raw = match.group("v").strip()
-            stop = _VALUE_STOP.search(raw)
-            words = (raw[: stop.start()] if stop else raw).lower().split()
-            if 0 < len(words) <= 4:
-                return " ".join(words)
+            if value := _named_value(match.group("v"), most=4):
+                return value
     return None
 
 
@@ -436,11 +441,8 @@ def _workplace(clause: str) -> str | None:
     for pattern in _WORKPLACES:
         match = pattern.match(clause)
         if match and clause[match.start("v")].isupper():
-            raw = match.group("v").strip()
-            stop = _VALUE_STOP.search(raw)
-            words = (raw[: stop.start()] if stop else raw).lower().split()
-            if 0 < len(words) <= 3:
-                return " ".join(words)
+            if value := _named_value(match.group("v"), most=3):
+                return value
     return None
 
 

@@ -83,21 +83,27 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
     answer, cited = _quoted(best[1], earlier)
-    second = next(
+    if second := _second(scored, asked_now=bool(newer)):
+        text, ids = _quoted(second[1], earlier)
+        answer, cited = f"{answer} {text}", cited + ids
+    return answer, cited
+
+
+def _second(scored: list[tuple[float, Hit, int, frozenset]], *, asked_now: bool):
+    """The statement, after the best, that answers a part of the question the best does not (of another hit, worth a
+    word at least); asked how things stand now, none said before the best."""
+    best = scored[0]
+    return next(
         (
             row
             for row in scored[1:]
             if row[0] >= 1
             and row[3] - best[3]
             and row[1] is not best[1]
-            and not (newer and _said(row[1]) < _said(best[1]))  # asked of now: nothing said before the answer
+            and not (asked_now and _said(row[1]) < _said(best[1]))
         ),
         None,
     )
-    if second:
-        text, ids = _quoted(second[1], earlier)
-        answer, cited = f"{answer} {text}", cited + ids
-    return answer, cited
 
 
 def _said(hit: Hit) -> datetime:

@@ -74,15 +74,17 @@ def _turn_of(hit: Hit) -> frozenset:
     return turns or (frozenset([hit.turn]) if hit.turn is not None else frozenset())
 
 
-def conflicts_open(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
-    """The memories among ``hits`` that are the older side of an open conflict (found when the newer came in: a
-    value stated otherwise, or a thing said to have ended), each with when the newer began, whether or not the
+def conflicts_open(memory_ids: set[int]) -> dict[tuple[str, int], datetime | None]:
+    """The memories among ``memory_ids`` that are the older side of an open conflict (found when the newer came in:
+    a value stated otherwise, or a thing said to have ended), each with when the newer began, whether or not the
     newer is among them."""
-    ids = {pk for h in hits if h.type == "memory" for pk in h.ids}
-    if not ids:
+    if not memory_ids:
         return {}
     rows = ReviewItem.objects.filter(
-        older_id__in=ids, kind=ReviewItem.Kind.CONFLICT, status=ReviewItem.Status.OPEN, newer__retired_at__isnull=True
+        older_id__in=memory_ids,
+        kind=ReviewItem.Kind.CONFLICT,
+        status=ReviewItem.Status.OPEN,
+        newer__retired_at__isnull=True,
     ).values_list("older_id", "newer__valid_from", "newer__created_at")
     return {("memory", older): valid or created for older, valid, created in rows}
 
@@ -92,16 +94,16 @@ def held_earlier(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     one a newer hit restates otherwise or says has changed; and an insight quoting one of those, or the older side of
     an open conflict that is not among the hits (an insight written after the conflict was found would put the old
     value back as current)."""
-    earlier = {**conflicts_open(hits), **earlier_values(hits)}
     quoted = {
         hit.id: [("memory", s["memory_id"]) for s in hit.sources if s.get("type") == "memory"]
         for hit in hits
         if hit.type == "insight"
     }
-    # What the insights quote that is not among the hits may be the older side of an open conflict too.
-    unseen = [Hit(id=pk, type="memory", text="", kind="") for keys in quoted.values() for _, pk in keys]
-    behind = conflicts_open(unseen)
+    shown = {pk for h in hits if h.type == "memory" for pk in h.ids}
+    # One query for both: the memories among the hits, and those the insights quote.
+    conflicts = conflicts_open(shown | {pk for keys in quoted.values() for _, pk in keys})
+    earlier = {**{key: until for key, until in conflicts.items() if key[1] in shown}, **earlier_values(hits)}
     for pk, keys in quoted.items():
-        if past := [key for key in keys if key in earlier or key in behind]:
-            earlier.setdefault(("insight", pk), earlier.get(past[0]) or behind.get(past[0]))
+        if past := [key for key in keys if key in earlier or key in conflicts]:
+            earlier.setdefault(("insight", pk), earlier.get(past[0]) or conflicts.get(past[0]))
     return earlier

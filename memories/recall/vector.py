@@ -9,7 +9,9 @@ from __future__ import annotations
 import time
 
 from django.db import connection
+from pgvector.django import CosineDistance
 
+from memories.models import Memory
 from memories.recall.scope import Table
 from memories.recall.weights import VECTOR_MIN_SIMILARITY
 
@@ -102,10 +104,6 @@ def similarities(vector, memory_ids: list[int]) -> dict[int, float]:
     """The cosine similarity of each memory among ``memory_ids`` (those embedded) to ``vector`` (none: empty)."""
     if vector is None or not memory_ids:
         return {}
-    from pgvector.django import CosineDistance
-
-    from memories.models import Memory
-
     rows = (
         Memory.objects.filter(pk__in=memory_ids, embedding__isnull=False)
         .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
