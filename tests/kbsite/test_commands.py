@@ -142,9 +142,10 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
         read_context = re.search(r"Read the context block.*:\n\s+(curl .+)\n", banner).group(1)
         posted = subprocess.run(post_turn, shell=True, capture_output=True, text=True).stdout
         assert json.loads(posted)["accepted"] == 2, posted
-        while not any("workers are warm" in line for line in output) and time.monotonic() < deadline + 180:
+        warm = re.compile(r"^kbsite: the \d+ job workers are warm")
+        while not any(warm.match(line) for line in output) and time.monotonic() < deadline + 180:
             output.append(proc.stdout.readline())
-        assert any("workers are warm" in line for line in output), "".join(output)
+        assert any(warm.match(line) for line in output), "".join(output)
         for _ in range(60):
             block = subprocess.run(read_context, shell=True, capture_output=True, text=True).stdout
             if "Lisbon" in block:
@@ -172,6 +173,17 @@ def test_serve_runs_web_and_workers_from_a_cold_start(tmp_path):
     time.sleep(1)
     assert not [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not (tmp_path / "var" / "pgdata" / "postmaster.pid").exists()
+
+
+def test_serve_says_warm_only_once_the_workers_are():
+    """Until serve announces the workers warm, nothing it prints says "warm": the banner's "job workers are warming
+    up" matched a wait for "workers are warm", and the turns posted then waited 14 s for the workers' model."""
+    from kbsite.management.commands.serve import Command
+
+    out = io.StringIO()
+    Command(stdout=out)._banner("127.0.0.1:8000", 7.0, "secret", "kb_key", Path("var/log/kbsite.log"), True)
+    assert "Post two turns:" in out.getvalue()
+    assert "warm" not in out.getvalue().lower(), out.getvalue()
 
 
 def test_health_says_whether_the_process_is_warm(client, db):

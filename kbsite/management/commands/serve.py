@@ -220,8 +220,10 @@ class Command(BaseCommand):
             "",
             f" Logs: {log}    Stop: Ctrl+C",
             (
-                " The job workers are warming up (loading the embedding model, about a minute on a small machine):"
-                " what is posted meanwhile waits for them."
+                # Not "warming up": a reader (or a script) looking for the line that says the workers are warm
+                # found this one, and posted half a minute before they were.
+                " The job workers are loading the embedding model (about a minute on a small machine): what is"
+                " posted meanwhile waits for them. The console says when they are ready."
                 if workers
                 else " No job workers here (--no-worker): run manage.py qcluster elsewhere."
             ),
