@@ -36,12 +36,12 @@ values is current).
     BENCH_MODES=llm python -m benchmarks truth       # the scripted LLM only
     python -m benchmarks truth --cases heldout       # the held-out cases (truth_cases_heldout.json)
 
-``--cases heldout|fresh|unseen`` (or ``--cases PATH``) asks other cases, each written afresh by someone who had not
-read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions) and ``truth_cases_fresh.json``
-(10 end users, 65 questions) were each kept unread until measured, then read while the offline reading of chats was
-tuned; ``truth_cases_unseen.json`` (12 end users, 83 questions), written after that, has never been read while
-tuning: it is the honest measure of chats the product has not seen. A set read for tuning measures only what was
-tuned on it.
+``--cases heldout|fresh|unseen|novel`` (or ``--cases PATH``) asks other cases, each written afresh by someone who
+had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
+``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
+questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
+``truth_cases_novel.json`` (12 end users, 79 questions), written after that, has never been read while tuning: it is
+the honest measure of chats the product has not seen. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ CASE_FILES = {
     "heldout": Path(__file__).with_name("truth_cases_heldout.json"),
     "fresh": Path(__file__).with_name("truth_cases_fresh.json"),
     "unseen": Path(__file__).with_name("truth_cases_unseen.json"),
+    "novel": Path(__file__).with_name("truth_cases_novel.json"),
 }
 KB = "truth"
 TARGETS = {"block": 0.90, "ask": 0.80}

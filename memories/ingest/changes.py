@@ -177,7 +177,7 @@ class Change:
             )
         if not mentions(older, self.thing) and not any(mentions(older, use) for use in USED.get(self.thing, ())):
             return False
-        if len(self.thing) == 1 and len(content_words(older)) > LONG_STATEMENT and not _named_in(older, self.thing):
+        if len(self.thing) == 1 and len(content_words(older)) > LONG_STATEMENT and not _own_in(older, self.thing):
             return False  # "goodbye nights" ends "mostly night shifts", not a long turn that goes "on free nights…"
         if self.how in ("rescheduled", "called off"):
             return _TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"
@@ -190,11 +190,12 @@ class Change:
 LONG_STATEMENT = 16
 
 
-def _named_in(text: str, thing: frozenset[str]) -> bool:
-    """Whether ``text`` names the thing with a capital ("the Clio", "Pintxo"): a name, not a common word."""
+def _own_in(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names the thing with a capital ("the Clio", "Pintxo": a name, not a common word) or as the
+    speaker's own ("on my bike")."""
     return any(
         re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", text, re.I)
-        and re.search(r"(?<![\w'])" + re.escape(word.capitalize()), text)
+        and re.search(r"(?<![\w'])" + re.escape(word.capitalize()) + r"|\b(?:my|our) " + re.escape(word) + r"\b", text)
         for word in thing
     )
 
@@ -229,11 +230,11 @@ def changes(text: str) -> list[Change]:
         # Named by its proper names alone where it has some ("the Dublin trip": Dublin).
         names = frozenset(w.lower() for w in match.group("thing").split() if w[0].isupper())
         if thing := names or _named(match.group("thing")):
-            found.append(Change("called off", thing))
+            found += [Change("called off", named) for named in _also_named(thing)]
     for match in _RESCHEDULED.finditer(text):
         thing = _named(match.group("thing"), _WHEN_WORDS)
         if thing and _TIME_NAMED.match(match.group("when")):
-            found.append(Change("rescheduled", thing))
+            found += [Change("rescheduled", named) for named in _also_named(thing)]
     if _REPLANNED.search(text) and _TIME_NAMED.search(text):
         # "Change of plan: Manila is happening in December now": each plan named is put to another time.
         found += [Change("rescheduled", frozenset([name])) for name in _names_in(text)]
@@ -241,6 +242,16 @@ def changes(text: str) -> list[Change]:
         if thing := _named(match.group("thing")):
             found.append(Change("done without", thing))
     return list(dict.fromkeys(found))
+
+
+# Words a plan goes by, one for another: "the family trip's scrapped" calls off "a family holiday to Lagos".
+_PLAN_WORDS = ("trip", "holiday", "vacation", "getaway")
+
+
+def _also_named(thing: frozenset[str]) -> list[frozenset[str]]:
+    """The thing, and the thing named by another word a plan goes by ("family trip": "family holiday" too)."""
+    plan = thing & set(_PLAN_WORDS)
+    return [thing] + [(thing - plan) | {other} for word in plan for other in _PLAN_WORDS if other != word]
 
 
 def names_a_time(text: str) -> bool:

@@ -29,7 +29,7 @@ _FILLER = (
 )
 # Where a value ends: the next clause, or a time, place or manner said of it.
 _VALUE_STOP = re.compile(
-    r"\s+(?:and|but|because|since|with|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
+    r"\s+(?:and|but|because|since|bc|cos|coz|cuz|with|w/?|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
     r"to|until|ago|yesterday|about|full time|part time|" + _FILLER + r")\b.*$|\s+\d.*$|"
     r"\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) (?:days?|weeks?|months?|years?)\b.*$",
     re.I,
@@ -44,8 +44,11 @@ _HOME_HINTS = (
 # A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
 _HOME = (
     r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* "
-    r"(?:flat|house|place|apartment|home|condo|room|studio) in )?"
+    r"(?:flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
+    r"bungalow|cottage|dorm) in )?"
 )
+# A car named by its make: "an electric Volvo EX30" (a name: "a new car" names none).
+_CAR = r"(?:(?-i:[a-z])[\w-]* )*(?P<v>(?-i:[A-Z])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*)?)"
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
 NOT_THINGS = frozenset(
     "it that this them these those you your him her me us everything anything something all to for how what why when "
@@ -101,8 +104,10 @@ _PATTERNS = [
     _p(
         "residence",
         # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
-        r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just)* (?:live|living|moved|relocated)"
-        r"(?: back)?(?: from [^,.;:!?]+?| with [^,.;:!?]+?)? (?:in|to) " + _HOME + _END,
+        # No subject, as people chat: "live w 2 roommates in Logan Square", "moved in w jess in wicker park".
+        r"(?:(?:i|we)(?:'m| am|'re| are|'ve| have)? )?(?:(?:now|currently|just|still) )*(?:live|living|moved|relocated)"
+        r"(?: back| in)?(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)?"
+        r" (?:in|to) " + _HOME + _END,
         hints=_HOME_HINTS,
     ),
     # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
@@ -128,6 +133,14 @@ _PATTERNS = [
     ),
     _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
     _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
+    # The car one drives, or swapped for another: "I drive a Jaguar XF", "part-exchanged the car for a Volvo EX30".
+    _p("car", r"i(?:'m| am)?(?: now| still)* (?:drive|driving) (?:an?|my|the) " + _CAR, hints=("drive", "car")),
+    _p(
+        "car",
+        r"(?:i |we )?(?:just |finally )*(?:part-exchanged|part exchanged|traded|swapped|exchanged|replaced)(?: in)? "
+        r"(?:the|my|our) (?:old )?(?:car|motor) (?:for|with) (?:an?|the) " + _CAR,
+        hints=("drive", "car"),
+    ),
     _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
     _p(
         "favourite {0}",
@@ -354,6 +367,9 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         if employer := _employer(clause.strip(), sentence):
             slots["employer"] = employer
             found_hints.update(("work", "job"))
+        if (home := _HOME_NOW.match(clause.strip())) and _HOME_TALK.search(sentence) and not _JOB_TALK.search(sentence):
+            slots["residence"] = home.group("v").lower()
+            found_hints.update(_HOME_HINTS)
         if (team := _TEAM.search(clause)) and (team.group("v") or _JOB_TALK.search(sentence)):
             slots["team"] = (team.group("v") or team.group("v2")).lower()
             found_hints.update(("team", "now"))
@@ -391,6 +407,8 @@ _WORKPLACES = (
     ),
 )
 _WORKPLACE_HINTS = ("work", "works", "working", "office", "transferred", "branch")
+# A name said to be where one is now: "Intercom now".
+_NAMED_NOW = r"(?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b"
 # Where one works, named after what one works as ("I work as a backend developer at Stripe"), or said to be one's
 # place now where the sentence speaks of a job ("new job btw, I'm at Intercom now").
 _EMPLOYERS = (
@@ -398,11 +416,19 @@ _EMPLOYERS = (
         _LEAD + r"i(?: now| currently| still)* work as (?:an? )?[\w' -]+? (?:at|for) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
         re.I,
     ),
+    re.compile(_LEAD + r"i(?:'m| am) (?:now )?(?:at|with) " + _NAMED_NOW, re.I),
+    # What one is, at where: "I am HR manager at Deloitte Hyderabad", "I'm a nurse at St James's" (not a student).
     re.compile(
-        _LEAD + r"i(?:'m| am) (?:now )?(?:at|with) (?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b",
+        _LEAD + r"i(?:'m| am)(?: now| currently| still)* (?:an? |the )?(?:[\w'-]+ ){0,2}?"
+        r"(?!(?:student|member|customer|volunteer|user|patient|passenger|player|beginner|regular|fan)\b)"
+        r"[\w'-]*?(?:er|or|ist|ian|ant|ent|nurse|chef|cook|lead|manager|dev|head|clerk) (?:at|for|with) "
+        r"(?P<v>(?-i:[A-Z])[\w&'’. -]*)",
         re.I,
     ),
 )
+# One's place now, where the sentence speaks of a home: "Well I'm at Maple Ridge now, the senior apartments".
+_HOME_NOW = re.compile(_LEAD + r"i(?:'m| am) (?:now )?at " + _NAMED_NOW, re.I)
+_HOME_TALK = re.compile(r"\b(?:apartments?|flat|house|home|bedroom|room|bungalow|cottage|moved|unpacked)\b", re.I)
 # A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
 _PROPOSAL = re.compile(
     r"\b(?:proposed|popped the question)\b.*\b(?:i|we) said yes\b|"
@@ -430,7 +456,7 @@ def _employer(clause: str, sentence: str) -> str | None:
     """The employer a clause names after what one works as, or as one's place now in a sentence about a job."""
     for n, pattern in enumerate(_EMPLOYERS):
         match = pattern.match(clause)
-        if match and (n == 0 or _JOB_TALK.search(sentence)):
+        if match and (n != 1 or _JOB_TALK.search(sentence)):
             if value := _named_value(match.group("v"), most=4):
                 return value
     return None

@@ -338,3 +338,57 @@ def test_a_common_word_ended_leaves_a_long_statement_that_merely_uses_it():
     assert not nights.replaces(family)
     (clio,) = changes("Ana: We sold the Clio!")
     assert clio.replaces(family.replace("two cats", "two cats and the old Clio"))
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Ines: live w my cousin in Rathgar and cycle to work", {"residence": "rathgar"}),
+        ("Ines: still living w my parents in Ranelagh bc rent is mad", {"residence": "ranelagh"}),
+        ("Ines: Moved in w dara in stoneybatter!", {"residence": "stoneybatter"}),
+        ("Ines: ok so i moved into a houseshare in Phibsborough w three lads", {"residence": "phibsborough"}),
+        ("Ines: I live by myself in the cottage in Dingle since Mam passed.", {"residence": "dingle"}),
+        ("Ines: Well I'm at Rosemount now, the retirement apartments by the river.", {"residence": "rosemount"}),
+        ("Ines: And I drive a Skoda Octavia, it's due a service.", {"car": "skoda octavia"}),
+        ("Ines: Traded in the car for a little electric Renault Zoe.", {"car": "renault zoe"}),
+        ("Ines: I am office manager at Kerry Group Tralee.", {"employer": "kerry group tralee"}),
+    ],
+)
+def test_attributes_said_without_a_subject_or_in_short(text, slots):
+    """As people chat: no subject ("live w my cousin in…"), "w" for with, "bc" ending the place, a houseshare, "by
+    myself"; one's place now in a sentence about a home; the car one drives or swapped for another; what one is, at
+    where."""
+    said = statement(text).slots
+    assert {slot: said.get(slot) for slot in slots} == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ines: I'm at Dunnes now, need anything?",
+        "Ines: I'm a member at Westwood, gym three times a week.",
+        "Ines: I'm a student at Trinity.",
+        "Ines: I drive a hard bargain, always have.",
+    ],
+)
+def test_a_place_or_a_title_that_is_not_a_home_an_employer_or_a_car(text):
+    """ "I'm at Dunnes now" with no word of a home, a member or a student of a place, a hard bargain."""
+    assert not {"employer", "residence", "car"} & set(statement(text).slots)
+
+
+def test_a_plan_called_off_by_another_word_for_it():
+    """ "the family trip's scrapped" calls off what was said to be "a family holiday to Kerry in July"."""
+    called_off = [c for c in changes("Ines: the family trip's scrapped, money's tight") if c.how == "called off"]
+    assert any(c.replaces("Ines: We're planning a family holiday to Kerry in July.") for c in called_off)
+
+
+def test_a_thing_ended_ends_a_long_statement_that_calls_it_ones_own():
+    """ "sold the bike" ends a long statement riding "my bike" (not one only using the word)."""
+    (bike,) = changes("Ines: Bus only now, sold the bike before the move.")
+    long = (
+        "Ines: every day out to Sandyford on my bike, forty minutes each way, and the rain never stops here, "
+        "then my brother Cian rings every evening to moan about college exams"
+    )
+    assert bike.replaces(long)
+    assert not bike.replaces(long.replace("on my bike", "past the bike shop"))
+
