@@ -395,3 +395,11 @@ def test_asked_how_things_stand_now_ask_prefers_what_was_said_later(api, notes):
     say(api, "s2", "Started at the council's planning office last month, proper desk job.", when="2025-09-10T10:00:00Z")
     answer = ask(api, "Where does she work these days?")["answer"]
     assert "planning office" in answer and "garden centre" not in answer, answer
+
+
+def test_ask_quotes_a_second_statement_that_scores_near_the_best(api, notes):
+    """Offline, the statement best by words and meaning is often a neighbour of the answer: a second one scoring near
+    it (``SECOND_RATIO``) is quoted too, though it matches the same words."""
+    say(api, "pets", "My dog Bolt is a beagle.", "The dog sleeps on our bed every night.", "I work in a bank.")
+    answer = ask(api, "What's her dog like?")["answer"]
+    assert "Bolt" in answer and "sleeps" in answer and "bank" not in answer
