@@ -42,7 +42,7 @@ CONCEPTS = (
         r"pets?|animals?",
         "pet pets dog dogs puppy cat cats kitten parrot hamster rabbit bunny fish horse tortoise turtle beagle "
         "labrador poodle terrier retriever spaniel husky bulldog greyhound lurcher whippet collie dachshund pug "
-        "adopted rescue vet",
+        "chickens hens chooks goats guinea budgie gecko lizard snake axolotl adopted rescue vet",
     ),
     _c(
         "work",

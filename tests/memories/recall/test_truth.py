@@ -60,6 +60,7 @@ def test_the_walkthroughs_question_is_answered_from_what_the_block_holds(api, no
     [
         ("My sister Clementine plays the cello in an orchestra.", "Tell me about the family"),
         ("We adopted a beagle called Toby last spring.", "Any pets?"),
+        ("Six chooks out the back now, fresh eggs every morning.", "Any animals?"),
         ("I work as a nurse at the children's hospital.", "What does she do?"),
         ("I am allergic to shellfish.", "What should I cook for her?"),
         ("Tuesdays I do a crochet circle at the library.", "What does she do to unwind?"),
