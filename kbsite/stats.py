@@ -1,6 +1,8 @@
 """Daily statistics per knowledge base (:class:`~kbsite.models.DailyStat`), kept as things happen: one upsert adds
 an event's counts to its KB's row of the day. The dashboard reads them instead of counting big tables. Daily usage
-per bot, KB and end user (:class:`~kbsite.models.stats.DailyUsage`, :func:`usage_add`) is kept the same way.
+per bot, KB and end user (:class:`~kbsite.models.stats.DailyUsage`, :func:`usage_add`) is kept the same way; every
+surface that serves a bot meters its work with :func:`usage_metered` / :func:`usage_record` (the API's views, MCP's
+tool calls; the recall console its LLM and embedding spend only).
 
 A statistic is never worth a failed request: an upsert that fails is logged and dropped (inside a transaction, in
 a savepoint of its own, so the transaction goes on).
@@ -13,16 +15,19 @@ queue on the lock of its row of the day. What a killed process had not written y
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date, timedelta
 
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from kbsite.ai.usage import Meter, metered
 from kbsite.models import Bot, DailyStat, EndUser, KnowledgeBase
 from kbsite.models.stats import DailyUsage
 
@@ -34,6 +39,8 @@ COUNTS = tuple(
 
 
 USAGE = ("requests", "jobs", "llm_calls", "tokens_in", "tokens_out", "embeddings", "server_ms")
+# What work spends on the providers (the LLM, the embeddings): counted whoever asked for it.
+SPEND = ("llm_calls", "tokens_in", "tokens_out", "embeddings")
 
 _buffer: defaultdict[tuple[date, int], Counter] | None = None
 _usage_buffer: defaultdict[tuple[date, int, int | None, int | None], Counter] = defaultdict(Counter)
@@ -129,6 +136,37 @@ def usage_add(*, bot_id: int, kb_id: int | None = None, end_user_id: int | None 
             _usage_buffer[key].update(counts)
         return
     _usage_write({key: counts})
+
+
+def usage_record(
+    meter: Meter, *, bot_id: int, kb_id: int | None = None, end_user_id: int | None = None, request: bool = True
+) -> dict[str, int]:
+    """Add what ``meter`` counted to the bot's usage of the day, and return its figures (an answer's ``usage``).
+    ``request``: a request the bot was served (the API's, a tool called through MCP): one more request, and its
+    milliseconds. Else work done for someone else on the bot's behalf (an operator's recall console): only what it
+    spent on the LLM and the embeddings, which are real spend and count against its LLM budget."""
+    figures = meter.usage()
+    if request:
+        usage_add(bot_id=bot_id, kb_id=kb_id, end_user_id=end_user_id, requests=1, **figures)
+    else:
+        usage_add(bot_id=bot_id, kb_id=kb_id, end_user_id=end_user_id, **{n: figures[n] for n in SPEND})
+    return figures
+
+
+@contextlib.contextmanager
+def usage_metered(
+    *, bot_id: int, kb_id: int | None = None, end_user_id: int | None = None, request: bool = True
+) -> Iterator[Meter | None]:
+    """Meter the block as the bot's work and, once it has ended without an exception, add it to the bot's usage of
+    the day (:func:`usage_record`); a block that raises (a refused call) counts nothing, as a refused API request.
+    While the block runs, its LLM tokens count against the bot's budget (:func:`kbsite.budgets.llm_state`). With
+    USAGE_ACCOUNTING off, nothing is metered (None)."""
+    if not settings.USAGE_ACCOUNTING:
+        yield None
+        return
+    with metered() as meter:
+        yield meter
+    usage_record(meter, bot_id=bot_id, kb_id=kb_id, end_user_id=end_user_id, request=request)
 
 
 def usage_buffered_tokens(*, bot_id: int, day: date) -> int:

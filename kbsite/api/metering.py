@@ -7,7 +7,7 @@ from django.conf import settings
 
 from kbsite.ai import usage
 from kbsite.models import KnowledgeBase
-from kbsite.stats import usage_add
+from kbsite.stats import usage_record
 
 
 class MeteredMixin:
@@ -35,8 +35,7 @@ class MeteredMixin:
         action = getattr(self, "action", None) or request.method.lower()
         served = 200 <= response.status_code < 300 and isinstance(getattr(response, "data", None), dict)
         if self.meter is not None and served and action in self.metered_actions:
-            figures = self.meter.usage()
-            response.data["usage"] = figures
             kb_id, end_user_id = self.metered_scope
-            usage_add(bot_id=request.user.pk, kb_id=kb_id, end_user_id=end_user_id, requests=1, **figures)
+            figures = usage_record(self.meter, bot_id=request.user.pk, kb_id=kb_id, end_user_id=end_user_id)
+            response.data["usage"] = figures
         return super().finalize_response(request, response, *args, **kwargs)

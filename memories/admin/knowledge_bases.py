@@ -15,6 +15,7 @@ from django.utils.html import format_html, format_html_join
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
+from kbsite.stats import usage_metered
 from knowledge.models import Document
 from knowledge.services import enqueue_document
 from memories import rights, selectors
@@ -173,22 +174,25 @@ class KnowledgeBaseAdmin(OperatedAdmin):
             data = form.cleaned_data
             kb = data["kb"]
             caller = Caller(bot=kb.bot).acting_for(data.get("user_id"))  # an operator, as the bot would ask
-            results = recall(
-                RecallQuery(
-                    kbs=(kb,),
-                    text=data["query"],
-                    end_user_id=caller.end_user_id,
-                    k=data["k"],
-                    budget_chars=data.get("budget_chars"),
-                    as_of=data.get("as_of"),
-                    known_at=data.get("known_at"),
+            # An operator's look is not one of the bot's requests (those are its API's and MCP's), but the LLM
+            # tokens and texts embedded are real spend: they count in its usage and against its LLM budget.
+            with usage_metered(bot_id=kb.bot_id, kb_id=kb.pk, end_user_id=caller.end_user_id, request=False):
+                results = recall(
+                    RecallQuery(
+                        kbs=(kb,),
+                        text=data["query"],
+                        end_user_id=caller.end_user_id,
+                        k=data["k"],
+                        budget_chars=data.get("budget_chars"),
+                        as_of=data.get("as_of"),
+                        known_at=data.get("known_at"),
+                    )
                 )
-            )
+                context_block = context_build(
+                    caller=caller, query=data["query"], session_id=data.get("session_id") or None
+                )
+                answer = kb_ask(kb=kb, question=data["query"], caller=caller)
             used = sum(len(h.text) for h in results)
-            context_block = context_build(
-                caller=caller, query=data["query"], session_id=data.get("session_id") or None
-            )
-            answer = kb_ask(kb=kb, question=data["query"], caller=caller)
         context = {
             **self.admin_site.each_context(request),
             "title": "Recall console",

@@ -10,6 +10,7 @@ from mcp.server import Server, ServerRequestContext
 
 from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
+from kbsite.stats import usage_metered
 from memories import tools
 
 INSTRUCTIONS = (
@@ -39,12 +40,20 @@ async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestPa
     )
 
 
+def tool_metered(*, caller: Caller, name: str, arguments: dict) -> dict:
+    """Execute a tool as ``POST /api/v1/tools/{name}/`` does, metered the same way: one request of the bot for its
+    end user (a tool may reach any of the bot's KBs: no one KB's) with what it spent; its LLM tokens count against
+    the bot's budget while it runs. A refused call (:class:`~memories.tools.ToolError`) counts nothing."""
+    with usage_metered(bot_id=caller.bot.pk, end_user_id=caller.end_user_id):
+        return tools.tool_execute(caller=caller, name=name, arguments=arguments)
+
+
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:
     """Run a tool; what it refuses (bad arguments, another bot's KB, an unknown document) is a tool error whose
     message says why, for the agent to read."""
     try:
         result = await in_thread(
-            tools.tool_execute, caller=caller(ctx), name=params.name, arguments=dict(params.arguments or {})
+            tool_metered, caller=caller(ctx), name=params.name, arguments=dict(params.arguments or {})
         )
     except tools.ToolError as exc:
         return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], is_error=True)

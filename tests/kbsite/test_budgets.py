@@ -7,6 +7,7 @@ import os
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from kbsite import budgets, jobs
@@ -186,6 +187,18 @@ def test_ask_answers_extractively_once_the_budget_is_spent(api, kb, alice, fake_
     assert response.status_code == 200, response.text
     assert response.json()["mode"] == "extractive (LLM budget spent)" and "Lisbon" in response.json()["answer"]
     assert fake_llm.calls == 0
+
+
+def test_the_recall_consoles_llm_answer_spends_the_budget(admin_client, api, kb, alice, fake_llm):
+    """The console's answers are real spend: the first, by the LLM, spends the budget of 150; the next is
+    extractive, saying why, with no LLM call."""
+    budget(api, BUDGET, "wait")
+    fake_llm.reply_json({"answer": "In Lisbon.", "citations": []})
+    query = {"kb": kb.pk, "query": "Where does Alice live?", "k": 10, "user_id": "alice"}
+    pages = [admin_client.get(reverse("admin:kbsite_knowledgebase_recall"), query) for _ in range(2)]
+    answers = [page.content.decode().split('id="ask-answer"')[1] for page in pages]
+    assert "(llm)" in answers[0] and "extractive (LLM budget spent)" in answers[1] and "Lisbon" in answers[1]
+    assert fake_llm.calls == 1
 
 
 def test_budget_spent_is_told_once_a_day(api, kb, alice, fake_llm, receiver):  # noqa: F811 - the fixture

@@ -7,6 +7,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 
 from kbsite.ai import embeddings, usage
@@ -89,6 +90,18 @@ def test_a_tool_call_answers_with_its_usage(api, kb, alice):
     figures = spent(api.post("/api/v1/tools/memory_search/", json=call))
     assert figures["llm_calls"] == 0 and figures["embeddings"] >= 1
     assert today(bot=kb.bot, kb=None, end_user=alice).requests == 1
+
+
+def test_the_recall_consoles_llm_answer_counts_its_tokens_not_a_request(admin_client, kb, alice, fake_llm):
+    """The recall console's answer by the LLM: its call and the fake LLM's tokens, and the texts it embedded, are in
+    the bot's usage of the KB for alice; an operator's look is no request of the bot's and adds no milliseconds."""
+    fake_llm.reply_json({"answer": "In Lisbon.", "citations": []}, tokens_in=120, tokens_out=30)
+    query = {"kb": kb.pk, "query": "Where does Alice live?", "k": 10, "user_id": "alice"}
+    page = admin_client.get(reverse("admin:kbsite_knowledgebase_recall"), query).content.decode()
+    assert "(llm)" in page.split('id="ask-answer"')[1]
+    row = today(bot=kb.bot, kb=kb, end_user=alice)
+    assert (row.requests, row.llm_calls, row.tokens_in, row.tokens_out, row.server_ms) == (0, 1, 120, 30, 0)
+    assert row.embeddings >= 1
 
 
 def test_a_messages_job_carries_its_usage(api, kb, fake_llm):
