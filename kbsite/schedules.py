@@ -21,9 +21,11 @@ def migrated_fully(using: str = DEFAULT_DB_ALIAS) -> bool:
 
 
 def ensure_schedules(using: str = DEFAULT_DB_ALIAS, **kwargs) -> None:
-    """The base app's schedule: the jobs' healing, every minute (connected in KbsiteConfig.ready)."""
+    """The base app's schedules: the jobs' healing, every minute; the prune of old webhook deliveries, every hour
+    (connected in KbsiteConfig.ready)."""
     if migrated_fully(using):
         schedule_every(name="jobs-heal", func="kbsite.tasks.jobs_heal", minutes=1)
+        schedule_every(name="webhook-deliveries-prune", func="kbsite.webhooks.tasks.deliveries_old_prune", minutes=60)
 
 
 def schedule_every(*, name: str, func: str, minutes: int) -> None:

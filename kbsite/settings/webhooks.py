@@ -1,4 +1,5 @@
-"""Webhooks: where they may be posted, how long a receiver is waited for, retries and their backoff, disabling."""
+"""Webhooks: where they may be posted, how long a receiver is waited for, retries and their backoff, disabling, how
+long the delivery log is kept."""
 
 from __future__ import annotations
 
@@ -18,3 +19,6 @@ WEBHOOK_RETRY_MAX_SECONDS = env_float("WEBHOOK_RETRY_MAX_SECONDS", 3600.0)
 WEBHOOK_RETRY_INLINE_SECONDS = env_float("WEBHOOK_RETRY_INLINE_SECONDS", 5.0)
 # An endpoint whose deliveries failed this many times in a row (each with every attempt spent) is disabled.
 WEBHOOK_DISABLE_AFTER_FAILURES = env_int("WEBHOOK_DISABLE_AFTER_FAILURES", 5, minimum=1)
+# Days a finished delivery (succeeded, or failed with every attempt spent) is kept in the log, its attempts with it;
+# the hourly prune deletes older ones. Pending deliveries are never deleted.
+WEBHOOK_DELIVERY_RETENTION_DAYS = env_int("WEBHOOK_DELIVERY_RETENTION_DAYS", 30, minimum=1)

@@ -1,4 +1,5 @@
-"""Webhook workflows: events emitted, deliveries attempted and retried with backoff, due retries queued, redelivery.
+"""Webhook workflows: events emitted, deliveries attempted and retried with backoff, due retries queued, redelivery,
+old finished deliveries pruned.
 
 :func:`event_emit` is the one way an event goes out: in the transaction of the change it records a delivery for
 each active endpoint of the bot subscribed to its type, and queues one task per delivery when that commits (a
@@ -212,3 +213,22 @@ def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery | None:
         )
         task_enqueue(TASK, again.pk)
     return again
+
+
+# Deliveries deleted per statement by the prune: each batch is a short transaction of its own.
+PRUNE_BATCH = 1000
+FINISHED = [WebhookDelivery.Status.SUCCEEDED, WebhookDelivery.Status.FAILED]
+
+
+def deliveries_prune(*, days: int | None = None, batch: int = PRUNE_BATCH) -> int:
+    """Delete the finished deliveries (succeeded, or failed for good) made more than ``days`` ago
+    (WEBHOOK_DELIVERY_RETENTION_DAYS by default), their attempts with them, ``batch`` at a time. A pending one is
+    never deleted, however old. Safe to run twice, or twice at once. Returns how many deliveries it deleted."""
+    cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_DELIVERY_RETENTION_DAYS if days is None else days)
+    old = WebhookDelivery.objects.filter(status__in=FINISHED, created_at__lt=cutoff)
+    deleted = 0
+    while ids := list(old.values_list("pk", flat=True)[:batch]):
+        with transaction.atomic():
+            _, counts = WebhookDelivery.objects.filter(pk__in=ids, status__in=FINISHED).delete()
+        deleted += counts.get(WebhookDelivery._meta.label, 0)
+    return deleted

@@ -26,7 +26,7 @@ from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory,
 # response of another caller that holds it has leaked the first bot's data.
 SECRET = "zanzibar"
 # Routes and methods of /api/v1/ today; fewer means the URLconf walk lost some.
-ROUTE_FLOOR = 62
+ROUTE_FLOOR = 63
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,14 @@ def api_routes() -> list[Route]:
 
 ROUTES = api_routes()
 
-# What fills each path parameter: the first bot's objects (see ``world``). ``pk`` depends on the route.
-PATH_VALUES = {"kb_name": "notes", "user_id": "alice", "slug": "plans"}
+# What fills each path parameter (a value, or a function of the world giving it): the first bot's objects (see
+# ``world``). ``pk`` depends on the route.
+PATH_VALUES: dict[str, str | Callable] = {
+    "kb_name": "notes",
+    "user_id": "alice",
+    "slug": "plans",
+    "delivery_id": lambda world: world.webhook.deliveries.earliest("pk").pk,
+}
 NAME_VALUES = {"tool-call": "memory_search"}  # ``name`` is a KB's, except on these routes
 PKS = {
     "job-detail": "job",
@@ -132,6 +138,7 @@ PKS = {
     "webhook-detail": "webhook",
     "webhook-rotate-secret": "webhook",
     "webhook-deliveries": "webhook",
+    "webhook-redeliver": "webhook",
 }
 
 # What each request sends (requests' keyword arguments, or a function of the world giving them): every write is
@@ -173,6 +180,7 @@ REQUESTS: dict[str, dict | Callable] = {
     "PATCH webhook-detail": {"json": {"description": "edited"}},
     "DELETE webhook-detail": {},
     "POST webhook-rotate-secret": {},
+    "POST webhook-redeliver": {},
 }
 
 # Routes whose answer holds none of the bot's rows even for the bot itself (so SECRET is not looked for).
@@ -237,7 +245,8 @@ class World:
                 values[kwarg] = NAME_VALUES.get(route.name, "notes")
             else:
                 assert kwarg in PATH_VALUES, f"{route.id}: say what fills {kwarg!r} in PATH_VALUES"
-                values[kwarg] = PATH_VALUES[kwarg]
+                value = PATH_VALUES[kwarg]
+                values[kwarg] = value(self) if callable(value) else value
         return reverse(route.name, kwargs=values)
 
     def send(self, client: ApiClient, route: Route):
@@ -325,6 +334,7 @@ def state(bot) -> dict:
         "items": IngestItem.objects.filter(kb__bot=bot).values_list("id", flat=True),
         "erasures": Erasure.objects.filter(bot=bot).values_list("id", flat=True),
         "webhooks": WebhookEndpoint.objects.filter(bot=bot).values_list("id", "url", "description", "secret"),
+        "deliveries": WebhookDelivery.objects.filter(bot=bot).values_list("id", "event_id", "status"),
     }
     return {name: sorted(values, key=repr) for name, values in rows.items()}
 

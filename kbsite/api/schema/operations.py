@@ -123,6 +123,7 @@ SUMMARIES = {
     "DELETE /api/v1/webhooks/{id}/": "Delete a webhook endpoint",
     "GET /api/v1/webhooks/{id}/deliveries/": "List a webhook endpoint's deliveries",
     "POST /api/v1/webhooks/{id}/rotate-secret/": "Rotate a webhook endpoint's secret",
+    "POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver/": "Redeliver a webhook delivery",
 }
 
 SUMMARY_CHARS = 60

@@ -80,6 +80,8 @@ class WebhookDeliverySerializer(serializers.ModelSerializer):
             "next_attempt_at",
             "created_at",
             "delivered_at",
+            "redelivery_of",
             "attempt_log",
         ]
         read_only_fields = fields
+        extra_kwargs = {"redelivery_of": {"help_text": "The delivery this one sends again (null: the first)."}}

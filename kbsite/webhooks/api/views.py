@@ -1,16 +1,19 @@
-"""The webhooks API: the calling bot's endpoints (list, register, read, update, delete, rotate the secret) and each
-one's delivery log."""
+"""The webhooks API: the calling bot's endpoints (list, register, read, update, delete, rotate the secret), each
+one's delivery log, and redelivering one of its deliveries."""
 
 from __future__ import annotations
 
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from kbsite.webhooks.api.serializers import WebhookDeliverySerializer, WebhookEndpointSerializer
 from kbsite.webhooks.models import WebhookDelivery, WebhookEndpoint
+from kbsite.webhooks.services import delivery_redeliver
 
 TAGS = ["webhooks"]
 
@@ -81,3 +84,27 @@ class WebhookEndpointViewSet(
         )
         page = self.paginate_queryset(deliveries)
         return self.get_paginated_response(WebhookDeliverySerializer(page, many=True).data)
+
+    @extend_schema(
+        tags=TAGS,
+        request=None,
+        parameters=[
+            OpenApiParameter("delivery_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The delivery's id.")
+        ],
+        responses={202: WebhookDeliverySerializer},
+    )
+    @action(detail=True, methods=["post"], url_path=r"deliveries/(?P<delivery_id>[0-9]+)/redeliver")
+    def redeliver(self, request, pk=None, delivery_id=None):
+        """Send one of the endpoint's deliveries again: the same event (its id and body, byte for byte), signed
+        afresh when it is sent, as a new delivery (``redelivery_of`` names the first) whose attempts are logged
+        as any other's. Answers the new delivery, queued; 409 while the endpoint is disabled."""
+        endpoint = self.get_object()
+        delivery = get_object_or_404(WebhookDelivery.objects.filter(endpoint=endpoint), pk=delivery_id)
+        delivery.endpoint = endpoint
+        again = delivery_redeliver(delivery=delivery)
+        if again is None:
+            return Response(
+                {"detail": "This endpoint is disabled: enable it first (PATCH is_active true), then redeliver."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return Response(WebhookDeliverySerializer(again).data, status=status.HTTP_202_ACCEPTED)

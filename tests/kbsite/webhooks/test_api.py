@@ -97,6 +97,7 @@ def test_the_schema_describes_the_webhooks_under_their_tag(anon):
         "/api/v1/webhooks/{id}/",
         "/api/v1/webhooks/{id}/deliveries/",
         "/api/v1/webhooks/{id}/rotate-secret/",
+        "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver/",
     }
     assert all(op["tags"] == ["webhooks"] for ops in paths.values() for op in ops.values() if isinstance(op, dict))
     secret = schema["components"]["schemas"]["WebhookEndpoint"]["properties"]["secret"]
