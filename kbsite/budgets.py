@@ -4,7 +4,8 @@
 summary, an answer): ``LLM`` while tokens are left (or there is no budget), else what the bot chose in
 ``when_budget_spent``: ``OFFLINE`` (the heuristics instead) or ``WAIT`` (the work stops with its input left where
 it was, and is taken up again once tokens are left: :func:`kbsite.jobs.jobs_resume_waiting`). The first time in a
-day (UTC) a bot's budget is found spent, its webhooks are told ``budget.spent``.
+day (UTC) a bot's budget is found spent, its webhooks are told ``budget.spent`` (again that day if the budget was
+changed and the new one is spent too).
 
 The day is UTC, as the daily usage's. Today's tokens are the bot's daily usage rows (every job and request that
 ended; in a web process those still buffered for its next second's write) and what the work running here has spent
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import BigIntegerField, F, OuterRef, Subquery, Sum
+from django.db.models import BigIntegerField, F, OuterRef, Q, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -104,10 +105,12 @@ def held(state: str) -> bool:
 
 
 def _spent_tell(bot_id: int, budget: Budget) -> None:
-    """Note the day the bot's budget was found spent and, the first time that day, tell its webhooks. The update
-    is the guard: of two processes finding it spent at once, one changes the row, and only that one tells."""
+    """Note the day the bot's budget was found spent and, the first time that day for that budget, tell its webhooks
+    (a budget raised and spent again the same day is told again). The update is the guard: of two processes finding
+    it spent at once, one changes the row, and only that one tells."""
     today = timezone.now().date()
-    if not Bot.objects.filter(pk=bot_id).exclude(budget_spent_on=today).update(budget_spent_on=today):
+    told = Q(budget_spent_on=today, budget_spent_limit=budget.per_day)
+    if not Bot.objects.filter(pk=bot_id).exclude(told).update(budget_spent_on=today, budget_spent_limit=budget.per_day):
         return
     budget_spent(
         bot_id,

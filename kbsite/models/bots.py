@@ -74,7 +74,14 @@ class Bot(models.Model):
         null=True,
         blank=True,
         editable=False,
-        help_text="The last day (UTC) its LLM budget was found spent; budget.spent is told once a day.",
+        help_text="The last day (UTC) its LLM budget was found spent; budget.spent is told once a day for a budget.",
+    )
+    budget_spent_limit = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="The budget (tokens per day) that was found spent that day: once it is changed, spending the new "
+        "one is told again the same day.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -222,6 +222,23 @@ def test_budget_spent_is_told_once_a_day(api, kb, alice, fake_llm, receiver):  #
     }
 
 
+def test_a_budget_raised_and_spent_again_the_same_day_is_told_again(api, kb, alice, fake_llm, receiver):  # noqa: F811
+    """Raised after it was spent, the new budget spent too the same day is a second budget.spent, with its figures;
+    found spent again without a change, nothing more."""
+    register(api, receiver, ["budget.spent"])
+    budget(api, BUDGET, "offline")
+    spend(kb.bot, 200)
+    api.post("/api/v1/kbs/notes/ask/", json={"question": "Where does Alice live?", "user_id": "alice"})
+    budget(api, 300, "offline")
+    spend(kb.bot, 150)
+    for _ in range(2):
+        api.post("/api/v1/kbs/notes/ask/", json={"question": "Where does Alice live?", "user_id": "alice"})
+    run_queued_tasks()
+    receiver.wait(2)
+    told = sorted((r.event["data"]["llm_tokens_per_day"], r.event["data"]["tokens_today"]) for r in receiver.received)
+    assert told == [(BUDGET, 200), (300, 350)]
+
+
 def test_a_bot_without_a_budget_is_never_held(kb, settings, fake_llm):
     """No budget: the LLM whatever was spent; no LLM configured: offline, which is not the budget's doing."""
     spend(kb.bot, 10**9)
