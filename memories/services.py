@@ -142,6 +142,21 @@ def memory_forget(*, memory: Memory, reason: str) -> bool:
     return memory.retire(reason=reason or "forgotten")
 
 
+def memory_delete(*, memory: Memory) -> dict[str, int]:
+    """Delete a fact for good (a bot's DELETE, a superuser in the admin): nothing that says what it said is left
+    live. The insights that drew on it are deleted with it (not rewritten; their other memories are consolidated
+    again), and so are the graph edges it asserted and its review items; its webhooks are told ``memory.deleted``.
+    Its other versions stay, each a fact of its own. Returns what went with it."""
+    with transaction.atomic():
+        insight_ids = list(memory.insights.values_list("id", flat=True))
+        Memory.objects.live().filter(insights__in=insight_ids).exclude(pk=memory.pk).update(consolidated=False)
+        Insight.objects.filter(pk__in=insight_ids).delete()
+        edges, _ = Edge.objects.filter(memory=memory).delete()
+        webhooks.memory_deleted(memory)
+        memory.delete()
+    return {"insights": len(insight_ids), "edges": edges}
+
+
 def memory_restore(*, memory: Memory, replacement_stays: bool = False) -> bool:
     """Un-retire a memory. If its replacement is still live, the supersession is undone: the replacement is
     retired in its place (unless ``replacement_stays``: both are kept). Its graph edges come back (unless the same

@@ -37,6 +37,12 @@ def memory_retired(memory: Memory) -> None:
         _emit(EventType.MEMORY_RETIRED, [memory], _memories)
 
 
+def memory_deleted(memory: Memory) -> None:
+    """``memory.deleted`` for a memory about to be deleted for good: its id and whose it was, not its text (a
+    receiver deletes its own copy)."""
+    _emit(EventType.MEMORY_DELETED, [memory], _deleted)
+
+
 def reviews_opened(items: list[ReviewItem]) -> None:
     """``review.opened`` for each review item (a supersession or a conflict) recorded. Items of a bulk insert
     have no id yet: they are read back by their pair (one recorded before, and kept, is told again)."""
@@ -92,6 +98,11 @@ def _memories(memories: list[Memory]) -> list[dict]:
         }
         for m in memories
     ]
+
+
+def _deleted(memories: list[Memory]) -> list[dict]:
+    """The data of each deleted memory: which it was and whose, nothing it said."""
+    return [{"memory": {"id": d["memory"]["id"], "user_id": d["memory"]["user_id"]}} for d in _memories(memories)]
 
 
 def _superseded(memories: list[Memory], by: dict[int, int], reason: str) -> list[dict]:

@@ -15,7 +15,15 @@ from django.views.decorators.http import require_POST
 from kbsite.operators import OperatedAdmin
 from memories.admin import memory_page
 from memories.models import Edge, Entity, Insight, Memory, ReviewItem
-from memories.services import QUARANTINED, insight_update, memory_add, memory_forget, memory_restore, memory_update
+from memories.services import (
+    QUARANTINED,
+    insight_update,
+    memory_add,
+    memory_delete,
+    memory_forget,
+    memory_restore,
+    memory_update,
+)
 
 
 class RetiredFilter(admin.SimpleListFilter):
@@ -206,6 +214,9 @@ class MemoryAdmin(OperatedAdmin):
         if memory is not None and self.has_delete_permission(request, memory):
             extra = {"losses": memory_page.deletion_losses(memory)}
         return super().delete_view(request, object_id, {**extra, **(extra_context or {})})
+
+    def delete_model(self, request, obj):
+        memory_delete(memory=obj)
 
     def get_deleted_objects(self, objs, request):
         # The review items about a memory go with it (their older or newer fact is gone): the confirmation says so.

@@ -110,7 +110,8 @@ def deletion_losses(memory: Memory) -> list[str]:
         losses.append(f"{reviews} review item(s) about it: the record of what was decided (deleted with it).")
     if insights:
         losses.append(
-            f"the links of the {insights} live insight(s) drawn from it; they stay live, and still say what it said."
+            f"the {insights} live insight(s) drawn from it, which say what it said: deleted with it (its other "
+            "memories are linked anew)."
         )
     losses.append(
         "any record of it but the admin's log line (who deleted it, when, its first words). To remove an end user's "

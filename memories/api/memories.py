@@ -61,6 +61,10 @@ class MemoryViewSet(
         except services.MemoryRetired as exc:
             raise Conflict(str(exc)) from exc
 
+    def perform_destroy(self, instance):
+        """Deleted for good, with the insights and graph edges that say what it said (retire keeps it instead)."""
+        services.memory_delete(memory=instance)
+
     @extend_schema(request=None, responses=MemorySerializer)
     @action(detail=True, methods=["post"])
     def restore(self, request, kb_name=None, pk=None):

@@ -78,7 +78,7 @@ def test_a_private_host_listed_in_the_setting_is_allowed(api, settings):
         ({"url": "https://user:pw@93.184.216.34/x", "events": ["job.failed"]}, "url", "password"),
         ({"url": "https://no-such-host.invalid/x", "events": ["job.failed"]}, "url", "does not resolve"),
         ({"url": PUBLIC, "events": []}, "events", "empty"),
-        ({"url": PUBLIC, "events": ["memory.deleted"]}, "events", "not a valid choice"),
+        ({"url": PUBLIC, "events": ["memory.exploded"]}, "events", "not a valid choice"),
         ({"url": PUBLIC}, "events", "required"),
     ],
 )

@@ -46,6 +46,8 @@ def test_every_event_type_reaches_the_receiver_from_where_it_happens(api, kb, re
     peanuts = next(d["memory"]["id"] for d in created if "peanuts" in d["memory"]["text"])
     retire = api.post(f"/api/v1/kbs/notes/memories/{peanuts}/retire/", json={"reason": "wrong", "user_id": "alice"})
     assert retire.status_code == 200, retire.text
+    porto_deleted = api.delete(f"/api/v1/kbs/notes/memories/{porto}/", params={"user_id": "alice"})
+    assert porto_deleted.status_code == 204, porto_deleted.text
     document = {"content": "# Plans\n\nThe launch is in June.\n"}
     assert api.request("PUT", "/api/v1/kbs/notes/documents/plans/", json=document).status_code == 201
     job = consolidation.enqueue_consolidation(kb=kb)
@@ -55,12 +57,14 @@ def test_every_event_type_reaches_the_receiver_from_where_it_happens(api, kb, re
 
     (retired,) = by_type(receiver, "memory.retired")
     assert retired["memory"]["id"] == peanuts and retired["memory"]["retired_reason"] == "wrong"
+    (deleted,) = by_type(receiver, "memory.deleted")
+    assert deleted["memory"] == {"id": porto, "user_id": "alice"}
     (indexed,) = by_type(receiver, "document.indexed")
     assert indexed["document"]["slug"] == "plans" and indexed["document"]["chunks"] >= 1
     (failed,) = by_type(receiver, "job.failed")
     assert failed["job"] == job.pk and failed["kind"] == JobRun.Kind.CONSOLIDATE and "down" in failed["error"]
     (erased,) = by_type(receiver, "user.erased")
-    assert "alice" not in str(erased) and erased["user_id_sha256"] and erased["counts"]["memories"] >= 3
+    assert "alice" not in str(erased) and erased["user_id_sha256"] and erased["counts"]["memories"] >= 2
     # budget.spent needs a budget spent: tests/kbsite/test_budgets.py receives it.
     assert set(receiver.types()) == set(EventType.values) - {EventType.BUDGET_SPENT}
     assert all(r.signed for r in receiver.received)

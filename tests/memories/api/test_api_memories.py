@@ -7,9 +7,10 @@ from datetime import timedelta
 from django.utils import timezone
 from django_q.models import OrmQ
 
-from memories.models import Memory
+from memories.models import Edge, Entity, Insight, Memory
 from tests.conftest import run_queued_tasks
-from tests.factories import MemoryFactory, MessageFactory, SessionFactory
+from tests.factories import InsightFactory, MemoryFactory, MessageFactory, SessionFactory
+from tests.kbsite.webhooks.conftest import receiver, register  # noqa: F401 - the receiver fixture
 
 
 def _texts(response):
@@ -115,6 +116,26 @@ def test_delete_removes_the_memory(api, kb):
     memory = MemoryFactory(kb=kb)
     assert api.delete(f"/api/v1/kbs/notes/memories/{memory.pk}/").status_code == 204
     assert not Memory.objects.filter(pk=memory.pk).exists()
+
+
+def test_delete_leaves_nothing_that_says_what_it_said(api, kb, receiver):  # noqa: F811 - the fixture
+    """A deleted fact is gone for good: the insight quoting it and the edge it asserted go with it (the insight's
+    other memory is consolidated again), and webhooks are told its id, not its text."""
+    register(api, receiver, ["memory.deleted"])
+    secret = MemoryFactory(kb=kb, text="Alice's door code is 4471.", consolidated=True)
+    other = MemoryFactory(kb=kb, text="Alice lives in Lisbon.", consolidated=True)
+    InsightFactory(kb=kb, text="Alice: door code 4471, lives in Lisbon.", memories=[secret, other])
+    alice, door = (Entity.objects.create(kb=kb, name=name) for name in ("alice", "door"))
+    Edge.objects.create(kb=kb, src=alice, relation="has code", dst=door, memory=secret)
+    assert api.delete(f"/api/v1/kbs/notes/memories/{secret.pk}/").status_code == 204
+    assert not Insight.objects.filter(kb=kb).exists() and not Edge.objects.filter(kb=kb).exists()
+    other.refresh_from_db()
+    assert not other.consolidated
+    run_queued_tasks()
+    receiver.wait(1)
+    (received,) = receiver.received
+    assert received.event["type"] == "memory.deleted" and "4471" not in received.body.decode()
+    assert received.event["data"]["memory"] == {"id": secret.pk, "user_id": None}
 
 
 def test_non_numeric_memory_id_is_a_404(api, kb):
