@@ -1,5 +1,5 @@
 """Admin of the base models: bots with their limits and their API keys (a new key is shown once), and job runs with
-retry."""
+retry and, for one waiting for the LLM budget, "run now offline"."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from kbsite.jobs import job_retry, jobs_resume_waiting
+from kbsite.jobs import job_force_offline, job_retry, jobs_resume_waiting
 from kbsite.models import ApiKey, Bot, JobRun
 from kbsite.operators import OperatedAdmin
 from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
@@ -134,12 +134,32 @@ class JobRunAdmin(OperatedAdmin):
     list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"
-    actions = ["retry"]
+    actions = ["retry", "run_offline"]
 
     @admin.action(description="Retry selected failed jobs")
     def retry(self, request, queryset):
         retried = [job for job in queryset.filter(status=JobRun.Status.FAILED) if job_retry(job=job)]
         self.message_user(request, f"{len(retried)} failed jobs queued again.")
+
+    @admin.action(description="Run now offline (selected jobs waiting for the LLM budget)")
+    def run_offline(self, request, queryset):
+        """Take up each selected waiting run's input at once with the offline heuristics, whatever the budget and
+        without changing the bot (its other runs still wait). The queryset is the operator's bots' runs only."""
+        selected = queryset.count()
+        forced = [
+            new
+            for job in queryset.filter(status=JobRun.Status.WAITING)
+            if (new := job_force_offline(job=job, by=f"admin:{request.user.get_username()}"))
+        ]
+        if forced:
+            self.message_user(request, f"{len(forced)} waiting jobs queued to run now offline (no LLM tokens).")
+        if len(forced) < selected:
+            self.message_user(
+                request,
+                f"{selected - len(forced)} selected jobs were not run offline: only a job waiting for the LLM budget "
+                "(status 'Waiting for the LLM budget') whose input is still there can be.",
+                level=messages.WARNING,
+            )
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields] + ["duration"]

@@ -3,7 +3,10 @@
 :func:`llm_state` is asked before each LLM call of a bot's work (an extraction batch, a consolidation, an archive
 summary, an answer): ``LLM`` while tokens are left (or there is no budget), else what the bot chose in
 ``when_budget_spent``: ``OFFLINE`` (the heuristics instead) or ``WAIT`` (the work stops with its input left where
-it was, and is taken up again once tokens are left: :func:`kbsite.jobs.jobs_resume_waiting`). The first time in a
+it was, and is taken up again once tokens are left: :func:`kbsite.jobs.jobs_resume_waiting`). An operator may take up
+one waiting run's input at once offline (:func:`kbsite.jobs.job_force_offline`): the new run carries the choice in its
+detail (``FORCED``), and :func:`llm_state` asked for that run answers ``OFFLINE`` whatever the budget; the bot's other
+runs are held as before. The first time in a
 day (UTC) a bot's budget is found spent, its webhooks are told ``budget.spent`` (again that day if the budget was
 changed and the new one is spent too).
 
@@ -24,7 +27,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from kbsite.ai import llm, usage
-from kbsite.models import Bot
+from kbsite.models import Bot, JobRun
 from kbsite.models.stats import DailyUsage
 from kbsite.stats import usage_buffered_tokens
 from kbsite.webhooks.events import budget_spent
@@ -35,6 +38,10 @@ WAIT = Bot.WhenBudgetSpent.WAIT.value
 
 # Why an answer or a batch went without the LLM, in modes and job details.
 SPENT = "LLM budget spent"
+
+# The key of a run's detail that makes that run extract offline whatever the budget (an operator's "run now
+# offline" of a waiting run; see kbsite.jobs.job_force_offline).
+FORCED = "llm_forced"
 
 
 @dataclass(frozen=True)
@@ -86,17 +93,23 @@ def tokens_today() -> Coalesce:
     return Coalesce(Subquery(tokens, output_field=BigIntegerField()), 0)
 
 
-def llm_state(bot_id: int) -> str:
+def llm_state(bot_id: int, *, job: JobRun | None = None) -> str:
     """What the bot's next LLM call does: ``LLM`` (go on), ``OFFLINE`` (no LLM is configured, or the budget is spent
-    and the bot chose the heuristics) or ``WAIT`` (spent, and the bot chose to wait). Read afresh each time, so a
-    budget raised through the API or the admin counts at the next call."""
-    if not llm.is_configured():
+    and the bot chose the heuristics, or ``job`` is a run an operator forced offline) or ``WAIT`` (spent, and the
+    bot chose to wait). Read afresh each time, so a budget raised through the API or the admin counts at the next
+    call."""
+    if not llm.is_configured() or (job is not None and forced_offline(job)):
         return OFFLINE
     budget = budget_of(bot_id, with_running=True)
     if not budget.exhausted:
         return LLM
     _spent_tell(bot_id, budget)
     return budget.when_spent
+
+
+def forced_offline(job: JobRun) -> bool:
+    """Whether ``job`` is a run an operator forced offline: it extracts with the heuristics, spending no tokens."""
+    return job.detail.get(FORCED) == OFFLINE
 
 
 def held(state: str) -> bool:

@@ -252,12 +252,49 @@ def jobs_resume_waiting(*, bot_id: int | None = None) -> int:
         if states[bot] == budgets.WAIT:
             continue
         with transaction.atomic():
-            new = _job_type(job.kind).retry(job)
-            job.detail = {**job.detail, "resumed_as": new.pk if new else None}
-            job.status = JobRun.Status.SUCCEEDED if job.items_read else JobRun.Status.SKIPPED
-            job.save(update_fields=["detail", "status"])
+            job = _waiting_locked(job)
+            if job is None:
+                continue
+            new = _waiting_take_up(job, noted="resumed_as")
         resumed += new is not None
     return resumed
+
+
+def job_force_offline(*, job: JobRun, by: str) -> JobRun | None:
+    """An operator's "run now offline" of a job waiting for its bot's LLM budget: its input is queued again at once
+    for a new run that extracts it with the heuristics whatever the budget (``budgets.FORCED`` in its detail, read
+    by :func:`kbsite.budgets.llm_state` for that run alone), spending no LLM tokens; the bot's settings are not
+    changed and its other runs still wait. ``by`` says who forced it (on the new run). Returns the new run, or None
+    when the job is not waiting (any more) or its input is gone."""
+    with transaction.atomic():
+        job = _waiting_locked(job)
+        if job is None:
+            return None
+        new = _waiting_take_up(job, noted="forced_offline_as")
+        if new is not None:
+            # A run of the same input already queued (a unique kind) is the one that takes it up, so it is forced.
+            # (A worker that fetched it a moment ago does not see the choice: that run waits again, to be forced.)
+            new = JobRun.objects.select_for_update().get(pk=new.pk)
+            new.detail = {**new.detail, budgets.FORCED: budgets.OFFLINE, "forced_for": job.pk, "forced_by": by}
+            new.save(update_fields=["detail"])
+    return new
+
+
+def _waiting_locked(job: JobRun) -> JobRun | None:
+    """The waiting run's row as it is now, locked; None once it no longer waits. Locked because the healing's resume
+    and operators forcing it may take it up at the same time: one does, the others find it done."""
+    locked = JobRun.objects.select_for_update(of=("self",)).select_related("kb").filter(pk=job.pk)
+    return locked.filter(status=JobRun.Status.WAITING).first()
+
+
+def _waiting_take_up(job: JobRun, *, noted: str) -> JobRun | None:
+    """Queue a waiting run's input again (its kind's retry) and finish the run as what it had done by then, noting
+    the new run under ``noted``. Inside the caller's transaction, the row locked."""
+    new = _job_type(job.kind).retry(job)
+    job.detail = {**job.detail, noted: new.pk if new else None}
+    job.status = JobRun.Status.SUCCEEDED if job.items_read else JobRun.Status.SKIPPED
+    job.save(update_fields=["detail", "status"])
+    return new
 
 
 def requeue(job: JobRun) -> JobRun:

@@ -98,7 +98,7 @@ def session_archive(*, job: JobRun) -> JobRun:
         job.tokens_in += tokens_in
         job.tokens_out += tokens_out
 
-    state = budgets.llm_state(session.kb.bot_id)
+    state = budgets.llm_state(session.kb.bot_id, job=job)
     if state == budgets.WAIT:
         return jobs.job_wait(job, f"{budgets.SPENT}: the archive waits until tokens are left")
     try:

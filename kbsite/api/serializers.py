@@ -74,6 +74,11 @@ class JobRetriedSerializer(serializers.Serializer):
     job = JobRunSerializer(help_text="The run that takes its input up.")
 
 
+class JobForcedSerializer(serializers.Serializer):
+    forced = serializers.IntegerField(help_text="The run that waited for the LLM budget, now finished as what it did.")
+    job = JobRunSerializer(help_text="The run that takes its input up now, offline (its detail: llm_forced).")
+
+
 class KeySerializer(serializers.ModelSerializer):
     """A bot's key: never the key itself, except in the answer that issues it."""
 

@@ -1,5 +1,5 @@
-"""The base app's own API: the calling bot's job runs (and retrying a failed one), its keys and those of its end
-users, its daily usage."""
+"""The base app's own API: the calling bot's job runs (retrying a failed one, running one that waits for the LLM
+budget now offline), its keys and those of its end users, its daily usage."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from rest_framework.response import Response
 from kbsite.api.serializers import (
     DailyUsageSerializer,
     EndUserKeySerializer,
+    JobForcedSerializer,
     JobRetriedSerializer,
     JobRunSerializer,
     KeySerializer,
 )
-from kbsite.jobs import job_retry
+from kbsite.jobs import job_force_offline, job_retry
 from kbsite.models import ApiKey, EndUser, JobRun
 from kbsite.models.stats import DailyUsage
 
@@ -32,8 +33,9 @@ class JobRunFilterSet(django_filters.FilterSet):
 
 
 class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
-    """The background jobs of the bot's knowledge bases: what each did (counts, tokens, errors), and a retry for
-    one that failed (its input is queued again; the failed run becomes history)."""
+    """The background jobs of the bot's knowledge bases: what each did (counts, tokens, errors), a retry for one
+    that failed (its input is queued again; the failed run becomes history), and "run now offline" for one waiting
+    for the LLM budget."""
 
     serializer_class = JobRunSerializer
     filterset_class = JobRunFilterSet
@@ -61,6 +63,26 @@ class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 status=status.HTTP_409_CONFLICT,
             )
         return Response({"retried": job.pk, "job": JobRunSerializer(new).data}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={202: JobForcedSerializer})
+    @action(detail=True, methods=["post"], url_path="run-offline", url_name="run-offline")
+    def run_offline(self, request, pk=None):
+        """Take up the input of a run waiting for the LLM budget at once, by a new run that extracts it with the
+        offline heuristics whatever the budget (no LLM tokens spent), as the admin's "run now offline" does; the
+        bot's settings are unchanged and its other runs still wait."""
+        job = self.get_object()
+        if job.status != JobRun.Status.WAITING:
+            return Response(
+                {"detail": f"Only a job waiting for the LLM budget can be run now offline; this one is {job.status}."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        new = job_force_offline(job=job, by=f"api:{request.auth.key.prefix}")
+        if new is None:
+            return Response(
+                {"detail": "Nothing is left to run: the job's input is gone, or another run took it up meanwhile."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return Response({"forced": job.pk, "job": JobRunSerializer(new).data}, status=status.HTTP_202_ACCEPTED)
 
 
 class _KeyViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):

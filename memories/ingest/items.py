@@ -50,7 +50,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
                     break
                 group.append(segment)
                 size += len(segment)
-            state = budgets.llm_state(kb.bot_id)
+            state = budgets.llm_state(kb.bot_id, job=job)
             if state == budgets.WAIT:  # the item keeps its progress and resumes there once tokens are left
                 return job_wait(job, f"{budgets.SPENT}: the item waits at segment {position} of {len(segments)}")
             if budgets.held(state):

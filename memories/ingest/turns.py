@@ -31,18 +31,20 @@ def extract_pending(*, job: JobRun) -> JobRun:
     The bot's LLM budget is read before each claim and each LLM batch (kbsite.budgets): once it is spent, the
     remaining batches go offline (each memory says so in its mode; the run's detail counts them) or, as the bot
     chose, the job stops: the batches not applied keep their cursors, their claims are released, and the run
-    waits (WAITING) until tokens are left, when it is queued again.
+    waits (WAITING) until tokens are left, when it is queued again. A run an operator forced offline
+    (kbsite.jobs.job_force_offline) extracts every batch offline, alone.
     """
     kb = job.kb
     job.start()
     run = _Run()
     while not run.waiting:
-        state = budgets.llm_state(kb.bot_id)
+        state = budgets.llm_state(kb.bot_id, job=job)
         if state == budgets.WAIT:
             run.waiting = True
             break
         offline = state != budgets.LLM
-        sharers = settings.Q_CLUSTER["workers"] if offline else 1  # workers that can share the KB's backlog
+        # Workers that can share the KB's backlog offline: not a run forced offline, whose sharers would wait.
+        sharers = settings.Q_CLUSTER["workers"] if offline and not budgets.forced_offline(job) else 1
         claimed, more = sessions_claim(kb, job, run.failed_sessions, settings.EXTRACT_CHUNK_TURNS, sharers)
         if not claimed:
             break
@@ -74,7 +76,7 @@ def _extract_groups(kb: KnowledgeBase, job: JobRun, groups: list, state: str, ru
     before each: spent, the group (one session's batch) goes offline, or the rest of the claim is left to wait."""
     for group in groups:
         if state == budgets.LLM:
-            state = budgets.llm_state(kb.bot_id)
+            state = budgets.llm_state(kb.bot_id, job=job)
         if state == budgets.WAIT:
             run.waiting = True
             return

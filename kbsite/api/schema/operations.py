@@ -113,6 +113,7 @@ SUMMARIES = {
     "GET /api/v1/jobs/": "List background jobs",
     "GET /api/v1/jobs/{id}/": "Read a job",
     "POST /api/v1/jobs/{id}/retry/": "Retry a failed job",
+    "POST /api/v1/jobs/{id}/run-offline/": "Run a waiting job now offline",
     "GET /api/v1/usage/": "Read daily usage",
     "GET /api/v1/bot/": "Read the bot's settings",
     "PATCH /api/v1/bot/": "Change the bot's settings",
