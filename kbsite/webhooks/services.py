@@ -2,8 +2,10 @@
 old finished deliveries pruned.
 
 :func:`event_emit` is the one way an event goes out: in the transaction of the change it records a delivery for
-each active endpoint of the bot subscribed to its type, and queues one task per delivery when that commits (a
-rolled-back change sends nothing; no request waits for a receiver). The task runs :func:`delivery_run`.
+each active endpoint of the bot subscribed to its type, and queues one task per endpoint when that commits (a
+rolled-back change sends nothing; no request waits for a receiver). The task runs :func:`deliveries_run`: the
+events of one emission (the memories of one extraction, say) go to an endpoint one POST each, in order, from one
+task, each retried on its own.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import logging
 import secrets
 import time
+from collections import defaultdict
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,6 +30,7 @@ from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpo
 logger = logging.getLogger(__name__)
 
 TASK = "kbsite.webhooks.tasks.delivery_send"
+BATCH_TASK = "kbsite.webhooks.tasks.deliveries_send"
 # A queued task that has not run after this long is taken as lost, and queued again by the sweep.
 REQUEUE_AFTER = timedelta(minutes=5)
 
@@ -44,7 +48,8 @@ def event_emit(*, bot_id: int, type: str, data: dict) -> int:
 
 def events_emit(*, bot_id: int, type: str, items: list[dict]) -> int:
     """Emit an event of ``type`` for each of ``items`` (its ``data``), for bot ``bot_id``: a delivery for each
-    endpoint subscribed, tasks queued on commit. One query when no endpoint listens. Returns the deliveries made."""
+    endpoint subscribed, one task per endpoint queued on commit (it sends them in order). One query when no endpoint
+    listens. Returns the deliveries made."""
     if not items:
         return 0
     endpoints = list(WebhookEndpoint.objects.filter(bot_id=bot_id, is_active=True, events__contains=[type]))
@@ -65,8 +70,11 @@ def events_emit(*, bot_id: int, type: str, items: list[dict]) -> int:
         for endpoint in endpoints
         for event_id, body in events
     )
-    for delivery in deliveries:
-        task_enqueue(TASK, delivery.pk)
+    batches: dict[int, list[int]] = defaultdict(list)
+    for delivery in deliveries:  # bulk_create keeps the order: each endpoint's in the order of ``items``
+        batches[delivery.endpoint_id].append(delivery.pk)
+    for ids in batches.values():
+        task_enqueue(BATCH_TASK, ids)
     return len(deliveries)
 
 
@@ -87,44 +95,108 @@ def retry_delay(attempts: int) -> float:
 
 
 def delivery_run(*, delivery_id: int) -> str | None:
-    """Attempt delivery ``delivery_id`` until it succeeds, its attempts are spent, or its next wait is longer than
-    a worker waits (WEBHOOK_RETRY_INLINE_SECONDS): the minute's sweep queues it again when it is due. Returns its
-    status then, or None when it is not this task's to attempt (done, or another task holds it)."""
-    delivery = _lease(delivery_id)
-    if delivery is None:
-        return None
+    """Attempt delivery ``delivery_id`` (the sweep's and a redelivery's task): see :func:`deliveries_run`. Returns
+    its status then, or None when it is not this task's to attempt (done, or another task holds it)."""
+    return deliveries_run(delivery_ids=[delivery_id]).get(delivery_id)
+
+
+def deliveries_run(*, delivery_ids: list[int]) -> dict[int, str | None]:
+    """Attempt deliveries ``delivery_ids`` (one endpoint's, in order), one POST each. Each is attempted until it
+    succeeds, its attempts are spent, or its next wait is longer than a worker waits (WEBHOOK_RETRY_INLINE_SECONDS):
+    the minute's sweep queues it again when it is due. One waiting for its retry holds up none of the others (the
+    next is sent meanwhile); once the endpoint is disabled, none is sent. Those not begun after
+    :func:`_batch_seconds` go to a task of their own. Returns each one's status (None: not this task's)."""
+    todo, waiting, leased, statuses = list(delivery_ids), [], [], {}
+    deadline = time.monotonic() + _batch_seconds()
     try:
-        while True:
-            if not delivery.endpoint.is_active:
-                _finish(delivery, WebhookDelivery.Status.FAILED, error="the endpoint is disabled")
-                return delivery.status
-            if _attempt(delivery):
-                return delivery.status
-            delay = retry_delay(delivery.attempts)
-            if delay > settings.WEBHOOK_RETRY_INLINE_SECONDS:
-                return delivery.status  # pending, next_attempt_at set: the sweep takes it up
-            time.sleep(delay)
-            try:
-                delivery.endpoint.refresh_from_db(fields=["is_active", "secret", "url"])
-            except WebhookEndpoint.DoesNotExist:  # deleted while this task waited, its deliveries with it
-                return None
-    finally:
-        WebhookDelivery.objects.filter(pk=delivery.pk).update(leased_until=None)
+        while todo or waiting:
+            due = next((d for d in waiting if d.next_attempt_at <= timezone.now()), None)
+            if due is not None:
+                waiting.remove(due)
+                statuses[due.pk] = _retry(due, waiting)
+            elif todo and (not statuses or time.monotonic() < deadline):
+                delivery = _lease(todo[0])
+                leased += [delivery] if delivery else []
+                statuses[todo.pop(0)] = None if delivery is None else _step(delivery, waiting)
+            elif todo:
+                _hand_on(todo)
+                todo = []
+            else:
+                time.sleep(max(0.0, (min(d.next_attempt_at for d in waiting) - timezone.now()).total_seconds()))
+    except BaseException:  # a bug, the task's time limit: let go of what it held (each is released as it leaves)
+        for delivery in leased:
+            _release(delivery)
+        raise
+    return statuses
+
+
+def _batch_seconds() -> float:
+    """How long a task begins deliveries of its batch: well within its time limit, and before the sweep would take
+    the ones not begun for lost (REQUEUE_AFTER)."""
+    return min(settings.JOB_TIMEOUT_SECONDS, REQUEUE_AFTER.total_seconds()) / 2
+
+
+def _hand_on(ids: list[int]) -> None:
+    """Queue the rest of a batch as a task of its own, marked queued now (the sweep does not take it for lost)."""
+    WebhookDelivery.objects.filter(pk__in=ids, status=WebhookDelivery.Status.PENDING).update(queued_at=timezone.now())
+    task_enqueue(BATCH_TASK, ids)
+
+
+def _step(delivery: WebhookDelivery, waiting: list[WebhookDelivery]) -> str:
+    """One attempt of a delivery this task holds (none when its endpoint is disabled). Finished, or left to the
+    sweep, it is released; else it joins ``waiting`` (held) until its next attempt is due."""
+    if not delivery.endpoint.is_active:
+        _finish(delivery, WebhookDelivery.Status.FAILED, error="the endpoint is disabled")
+    elif not _attempt(delivery) and retry_delay(delivery.attempts) <= settings.WEBHOOK_RETRY_INLINE_SECONDS:
+        waiting.append(delivery)
+        return delivery.status
+    _release(delivery)  # pending with next_attempt_at set: the sweep takes it up
+    return delivery.status
+
+
+def _retry(delivery: WebhookDelivery, waiting: list[WebhookDelivery]) -> str | None:
+    """The next attempt of a waiting delivery, its endpoint read again (disabled, its secret rotated, deleted)."""
+    try:
+        delivery.endpoint.refresh_from_db(fields=["is_active", "secret", "url"])
+    except WebhookEndpoint.DoesNotExist:  # deleted while this task waited, its deliveries with it
+        return None
+    if not _relet(delivery):
+        return None
+    return _step(delivery, waiting)
+
+
+def _held() -> timedelta:
+    """How long a lease lasts: one delivery's attempts and the waits between them, with room to spare."""
+    held = settings.WEBHOOK_ATTEMPTS * (settings.WEBHOOK_TIMEOUT_SECONDS * 2 + settings.WEBHOOK_RETRY_INLINE_SECONDS)
+    return timedelta(seconds=held + 60)
 
 
 def _lease(delivery_id: int) -> WebhookDelivery | None:
-    """The pending delivery, now held by this task: no other task attempts it while this one may be at it (the
-    attempts and the waits between them, with room to spare)."""
+    """The pending delivery, now held by this task: no other task attempts it while this one may be at it."""
     now = timezone.now()
-    held = settings.WEBHOOK_ATTEMPTS * (settings.WEBHOOK_TIMEOUT_SECONDS * 2 + settings.WEBHOOK_RETRY_INLINE_SECONDS)
     taken = WebhookDelivery.objects.filter(
         Q(leased_until__isnull=True) | Q(leased_until__lt=now),
         pk=delivery_id,
         status=WebhookDelivery.Status.PENDING,
-    ).update(leased_until=now + timedelta(seconds=held + 60))
+    ).update(leased_until=now + _held())
     if not taken:
         return None
     return WebhookDelivery.objects.select_related("endpoint").get(pk=delivery_id)
+
+
+def _relet(delivery: WebhookDelivery) -> bool:
+    """Hold a delivery this task leased for one more attempt. False when its lease ran out meanwhile (the others
+    of its batch took long) and another task took it: that one attempts it."""
+    until = timezone.now() + _held()
+    kept = WebhookDelivery.objects.filter(
+        pk=delivery.pk, leased_until=delivery.leased_until, status=WebhookDelivery.Status.PENDING
+    ).update(leased_until=until)
+    delivery.leased_until = until
+    return bool(kept)
+
+
+def _release(delivery: WebhookDelivery) -> None:
+    WebhookDelivery.objects.filter(pk=delivery.pk, leased_until=delivery.leased_until).update(leased_until=None)
 
 
 def _attempt(delivery: WebhookDelivery) -> bool:

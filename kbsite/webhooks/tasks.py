@@ -1,14 +1,20 @@
-"""The webhook tasks (django-q2): a delivery's (takes its id), and the hourly prune of the delivery log; each calls
-its service."""
+"""The webhook tasks (django-q2): an emission's deliveries to one endpoint (takes their ids), one delivery's (the
+sweep's, a redelivery's: takes its id), and the hourly prune of the delivery log; each calls its service."""
 
 from __future__ import annotations
 
-from kbsite.webhooks.services import deliveries_prune, delivery_run
+from kbsite.webhooks.services import deliveries_prune, deliveries_run, delivery_run
 
 
 def delivery_send(delivery_id: int) -> str | None:
     """Attempt one delivery (and its quick retries): see kbsite.webhooks.services.delivery_run."""
     return delivery_run(delivery_id=delivery_id)
+
+
+def deliveries_send(delivery_ids: list[int]) -> dict[int, str | None]:
+    """Attempt one endpoint's deliveries in order (and their quick retries): see
+    kbsite.webhooks.services.deliveries_run."""
+    return deliveries_run(delivery_ids=delivery_ids)
 
 
 def deliveries_old_prune() -> int:
