@@ -74,6 +74,7 @@ class DocumentAdmin(OperatedAdmin):
         "status",
         "error",
         "quarantine_reason",
+        "operator_edits",
         "deleted_at",
         "created_at",
         "updated_at",
@@ -100,6 +101,28 @@ class DocumentAdmin(OperatedAdmin):
             ),
         )
         return format_html("<table><tr><th>chunk</th><th>offset</th><th>text</th></tr>{}</table>", rows)
+
+    @admin.display(description="operator edits")
+    def operator_edits(self, obj):
+        """Whether an upload's text holds an operator's chunk edits, which re-indexing keeps while its file is
+        unchanged, or whether a changed file replaced them."""
+        if obj.doc_type != Document.Type.UPLOAD:
+            return "-"
+        if edited_at := obj.metadata.get("edited_at"):
+            return (
+                f"Holds an operator's edits (last {edited_at}): re-indexing keeps them while the uploaded file is "
+                "unchanged; a changed file is extracted again and replaces them."
+            )
+        if replaced := obj.metadata.get("edits_replaced"):
+            return replaced.get("note", "")
+        return "none: the text is the file's, as extracted"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # A changed file replaced an operator's edits in a background job: said where the operator looks next.
+        document = self.get_object(request, object_id)
+        if document is not None and request.method == "GET" and "edits_replaced" in document.metadata:
+            self.message_user(request, document.metadata["edits_replaced"].get("note", ""), messages.WARNING)
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def _editable(self, obj) -> bool:
         return obj is None or obj.doc_type == Document.Type.MARKDOWN
@@ -152,11 +175,18 @@ class DocumentAdmin(OperatedAdmin):
 
     @admin.action(description="Re-index selected documents (extract, chunk, embed again)")
     def reindex(self, request, queryset):
-        count = 0
+        count = edited = 0
         for document in queryset.filter(deleted_at__isnull=True):
             services.enqueue_document(document=document)
             count += 1
+            edited += document.doc_type == Document.Type.UPLOAD and "edited_at" in document.metadata
         self.message_user(request, f"Queued {count} document(s) for re-indexing.", messages.SUCCESS)
+        if edited:
+            self.message_user(
+                request,
+                f"{edited} uploaded document(s) hold operator edits: they are kept while the files are unchanged; "
+                "a changed file replaces them (its document's page then says so).",
+            )
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -247,7 +277,10 @@ class ChunkAdmin(OperatedAdmin):
             )
         if document.doc_type == Document.Type.UPLOAD:
             self.message_user(
-                request, "The uploaded file is unchanged: re-indexing it extracts the file again and undoes the edit."
+                request,
+                "The uploaded file is unchanged; the edited text is the document's text from now on and is kept when "
+                "it is re-indexed, until a changed file is indexed (its text then replaces the edits, and the "
+                "document's page says so).",
             )
 
     def response_change(self, request, obj):

@@ -1,7 +1,8 @@
-"""Knowledge workflows, a module each: documents as rows, every one made there (``documents``); their chunks, every
-one cut and written there (``indexing``); an operator's edit of a chunk, made an edit of its document
-(``chunk_edits``); markdown written through to its file (``write_through``); the folder sync (``sync``); uploads and
-text documents (``uploads``); the indexing job (``processing``). Every name is importable from here."""
+"""Knowledge workflows, a module each: documents as rows, every one made there (``documents``); their chunks, every one
+cut and written there (``indexing``); an operator's edit of a chunk, made an edit of its document (``chunk_edits``),
+kept in an upload's text while its file is unchanged (``upload_edits``); markdown written through to its file
+(``write_through``); the folder sync (``sync``); uploads and text documents (``uploads``); the indexing job
+(``processing``). Every name is importable from here."""
 
 from knowledge.services.chunk_edits import chunk_edit, chunk_spliced
 from knowledge.services.documents import DocumentRefused, document_delete, document_lock, document_store
@@ -14,6 +15,7 @@ from knowledge.services.processing import (
     enqueue_document,
 )
 from knowledge.services.sync import enqueue_sync, knowledge_sync, knowledge_sync_all
+from knowledge.services.upload_edits import upload_edit_mark, upload_text
 from knowledge.services.uploads import (
     UPLOAD_TYPES,
     document_receive_text,
@@ -50,4 +52,6 @@ __all__ = [
     "knowledge_sync_all",
     "markdown_upsert",
     "upload_check",
+    "upload_edit_mark",
+    "upload_text",
 ]

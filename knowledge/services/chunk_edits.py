@@ -4,8 +4,9 @@ embedded and full-text indexed by the same path as every write of that document,
 A chunk is a piece of its document's text, cut at ``start_char``; its text put back there gives the document's new
 text, which is indexed again whole (every chunk cut, embedded and screened: a secret or a prompt injection in any of
 them quarantines the document, with the reason, and a quarantined document never reaches a bot). A markdown
-document's file is written through, as the document editor does; another document's stored text is rewritten (an
-upload's file is not: re-indexing an upload extracts its file again, and so undoes the edit).
+document's file is written through, as the document editor does; another document's stored text is rewritten. An
+upload's file is not changed: its edited text becomes its text of record, which re-indexing keeps while the file is
+unchanged and a changed file replaces, saying so (``upload_edits``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from knowledge import files
 from knowledge.models import Chunk, Document
 from knowledge.services.documents import DocumentRefused, document_lock
 from knowledge.services.indexing import document_index, index_prepare
+from knowledge.services.upload_edits import upload_edit_mark
 from knowledge.services.write_through import document_write
 
 
@@ -56,7 +58,12 @@ def chunk_edit(*, chunk: Chunk, text: str, max_bytes: int | None = None) -> Docu
         document_lock(document.kb_id, document.slug)
         document.content, document.content_hash = content, files.content_hash(content)
         fields = ["content", "content_hash", "updated_at"]
-        if document.doc_type != Document.Type.UPLOAD:  # an upload's size is its file's
+        if document.doc_type == Document.Type.UPLOAD and "file" in document.metadata:
+            # The edited text is the text of record while the file is unchanged; an upload's size is its file's.
+            metadata = Document.objects.values_list("metadata", flat=True).get(pk=document.pk)  # as of the lock
+            document.metadata = upload_edit_mark(metadata=metadata, path=document.kb.folder / metadata["file"])
+            fields.append("metadata")
+        elif document.doc_type != Document.Type.UPLOAD:
             document.size_bytes = len(content.encode())
             fields.append("size_bytes")
         document.save(update_fields=fields)

@@ -12,9 +12,11 @@ from kbsite import jobs
 from kbsite.ai import embeddings
 from kbsite.models import JobRun
 from knowledge import files
-from knowledge.extractors import ExtractionFailed, extract_text
+from knowledge.extractors import ExtractionFailed
 from knowledge.models import Document
-from knowledge.services.indexing import document_index
+from knowledge.services.documents import document_lock
+from knowledge.services.indexing import document_index, index_prepare
+from knowledge.services.upload_edits import upload_text
 from knowledge.signals import document_indexed
 
 
@@ -70,24 +72,49 @@ def document_process(*, job: JobRun) -> JobRun:
     job.start()
     Document.objects.filter(pk=document.pk).update(status=Document.Status.PROCESSING)
     try:
+        edits = ""
         if document.doc_type == Document.Type.UPLOAD and "file" in document.metadata:  # an import has no file
-            path = document.kb.folder / document.metadata["file"]
-            if not path.is_file():
-                raise ExtractionFailed(f"the uploaded file {document.metadata['file']} is missing")
-            document.content = extract_text(document.source, path.read_bytes())
-            document.content_hash = files.content_hash(document.content)
-            document.save(update_fields=["content", "content_hash", "updated_at"])
-        elif document.doc_type == Document.Type.MARKDOWN:
-            content = files.file_read(document.kb, document.slug)
-            if content is not None:
-                document.content, document.content_hash = content, files.content_hash(content)
-                document.save(update_fields=["content", "content_hash", "updated_at"])
-        job.items_read = document_index(document=document)
+            job.items_read, edits = _upload_index(document)
+        else:
+            if document.doc_type == Document.Type.MARKDOWN:
+                content = files.file_read(document.kb, document.slug)
+                if content is not None:
+                    document.content, document.content_hash = content, files.content_hash(content)
+                    document.save(update_fields=["content", "content_hash", "updated_at"])
+            job.items_read = document_index(document=document)
     except (ExtractionFailed, embeddings.EmbeddingError) as exc:
         Document.objects.filter(pk=document.pk).update(status=Document.Status.FAILED, error=str(exc))
         job.fail(str(exc), retryable=not isinstance(exc, ExtractionFailed))
         return job
-    job.detail = {"document": document.slug, "chunks": job.items_read}
+    job.detail = {"document": document.slug, "chunks": job.items_read, **({"operator_edits": edits} if edits else {})}
     job.finish(status=JobRun.Status.SUCCEEDED)
     document_indexed.send(sender=Document, document=document)
     return job
+
+
+def _upload_file(document: Document) -> bytes:
+    path = document.kb.folder / document.metadata["file"]
+    if not path.is_file():
+        raise ExtractionFailed(f"the uploaded file {document.metadata['file']} is missing")
+    return path.read_bytes()
+
+
+def _upload_index(document: Document) -> tuple[int, str]:
+    """Index an upload's text of record: its file's text, extracted again, or, while the file is the one an operator
+    edited the text of, the edited text (see upload_edits). Returns the chunk count and what became of the edits.
+
+    Extracting and embedding happen before the document's lock is taken; should an operator's chunk edit land
+    meanwhile (the row changed), the choice is made again under the lock from the row as it is then, so an edit is
+    never overwritten by a text extracted before it."""
+    seen = (document.content_hash, document.metadata)
+    content, metadata, edits = upload_text(document=document, data=_upload_file(document))
+    prepared = index_prepare(content, markdown=False)
+    with transaction.atomic():
+        document_lock(document.kb_id, document.slug)
+        document.refresh_from_db(fields=["content", "content_hash", "metadata"])
+        if (document.content_hash, document.metadata) != seen:
+            content, metadata, edits = upload_text(document=document, data=_upload_file(document))
+            prepared = None  # document_index prepares the text chosen now
+        document.content, document.content_hash, document.metadata = content, files.content_hash(content), metadata
+        document.save(update_fields=["content", "content_hash", "metadata", "updated_at"])
+        return document_index(document=document, prepared=prepared), edits
