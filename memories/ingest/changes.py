@@ -195,7 +195,7 @@ def _own_in(text: str, thing: frozenset[str]) -> bool:
     speaker's own ("on my bike")."""
     return any(
         re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", text, re.I)
-        and re.search(r"(?<![\w'])" + re.escape(word.capitalize()) + r"|\b(?:my|our) " + re.escape(word) + r"\b", text)
+        and re.search(rf"(?<![\w']){re.escape(word.capitalize())}|(?i:\b(?:my|our) {re.escape(word)}\b)", text)
         for word in thing
     )
 

@@ -48,7 +48,14 @@ _HOME = (
     r"bungalow|cottage|dorm) in )?"
 )
 # A car named by its make: "an electric Volvo EX30" (a name: "a new car" names none).
-_CAR = r"(?:(?-i:[a-z])[\w-]* )*(?P<v>(?-i:[A-Z])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*)?)"
+_CAR = r"(?:(?-i:[a-z])[\w-]* )*(?P<v>(?-i:[A-Z])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*)?)(?![\w'’-])"
+# Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
+_LIVED = (
+    r"(?:live|living|moved|relocated)(?: back| in)?"
+    r"(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)? (?:in|to) "
+    + _HOME
+    + _END
+)
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
 NOT_THINGS = frozenset(
     "it that this them these those you your him her me us everything anything something all to for how what why when "
@@ -89,6 +96,7 @@ class _Pattern:
     entire: bool = False  # the value runs to the clause's end ("May 3", "Alice Smith")
     hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
     negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
+    opening: bool = False  # only the clause opening a sentence ("My mum retired, moved to Spain": not the speaker)
 
 
 # Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
@@ -104,12 +112,11 @@ _PATTERNS = [
     _p(
         "residence",
         # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
-        # No subject, as people chat: "live w 2 roommates in Logan Square", "moved in w jess in wicker park".
-        r"(?:(?:i|we)(?:'m| am|'re| are|'ve| have)? )?(?:(?:now|currently|just|still) )*(?:live|living|moved|relocated)"
-        r"(?: back| in)?(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)?"
-        r" (?:in|to) " + _HOME + _END,
+        r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just| still)* " + _LIVED,
         hints=_HOME_HINTS,
     ),
+    # No subject, as people chat, opening a sentence: "live w 2 roommates in Logan Square", "moved in w jess in…".
+    _p("residence", r"(?:(?:now|currently|just|still) )*" + _LIVED, hints=_HOME_HINTS, opening=True),
     # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
     # Partick".
     _p(
@@ -134,7 +141,7 @@ _PATTERNS = [
     _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
     _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
     # The car one drives, or swapped for another: "I drive a Jaguar XF", "part-exchanged the car for a Volvo EX30".
-    _p("car", r"i(?:'m| am)?(?: now| still)* (?:drive|driving) (?:an?|my|the) " + _CAR, hints=("drive", "car")),
+    _p("car", r"i(?:'m| am)?(?: now| still)* (?:drive|driving) (?:an?|my|our) " + _CAR, hints=("drive", "car")),
     _p(
         "car",
         r"(?:i |we )?(?:just |finally )*(?:part-exchanged|part exchanged|traded|swapped|exchanged|replaced)(?: in)? "
@@ -360,20 +367,26 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         return {}, False
     slots: dict[str, str] = {}
     whole = not condition  # the condition says more than the value
-    for clause in re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I):
+    clauses = re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I)
+    for n, clause in enumerate(clauses):
         if place := _workplace(clause.strip()):
             slots["workplace"] = place
             found_hints.update(_WORKPLACE_HINTS)
         if employer := _employer(clause.strip(), sentence):
             slots["employer"] = employer
             found_hints.update(("work", "job"))
-        if (home := _HOME_NOW.match(clause.strip())) and _HOME_TALK.search(sentence) and not _JOB_TALK.search(sentence):
+        if (
+            (home := _HOME_NOW.match(clause.strip()))
+            and _HOME_TALK.search(sentence)
+            and not _JOB_TALK.search(sentence)
+            and not _TRAVEL_TALK.search(sentence)
+        ):
             slots["residence"] = home.group("v").lower()
             found_hints.update(_HOME_HINTS)
         if (team := _TEAM.search(clause)) and (team.group("v") or _JOB_TALK.search(sentence)):
             slots["team"] = (team.group("v") or team.group("v2")).lower()
             found_hints.update(("team", "now"))
-        stated = _clause_slot(clause.strip())
+        stated = _clause_slot(clause.strip(), opening=n == 0)
         if stated is None:
             # "I live in Paris, France": a name going on with the value says no more.
             whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause.strip()))
@@ -407,6 +420,15 @@ _WORKPLACES = (
     ),
 )
 _WORKPLACE_HINTS = ("work", "works", "working", "office", "transferred", "branch")
+# What one works as, by name (a closed list: a word's ending is no job, "tenant", "client", "member").
+JOB_NOUNS = (
+    r"manager|engineer|developer|dev|programmer|designer|analyst|consultant|director|lead|head|officer|assistant|"
+    r"intern|nurse|doctor|surgeon|gp|dentist|pharmacist|paramedic|midwife|physio|therapist|carer|teacher|lecturer|"
+    r"professor|tutor|researcher|scientist|accountant|lawyer|solicitor|barrister|architect|chef|cook|baker|barista|"
+    r"waiter|waitress|bartender|cashier|clerk|receptionist|administrator|coordinator|executive|specialist|editor|"
+    r"writer|journalist|producer|technician|electrician|plumber|mechanic|driver|pilot|porter|cleaner|librarian|"
+    r"supervisor|sister|fisherman|farmer|builder|joiner|carpenter|tester|recruiter|planner|buyer|agent"
+)
 # A name said to be where one is now: "Intercom now".
 _NAMED_NOW = r"(?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b"
 # Where one works, named after what one works as ("I work as a backend developer at Stripe"), or said to be one's
@@ -417,18 +439,21 @@ _EMPLOYERS = (
         re.I,
     ),
     re.compile(_LEAD + r"i(?:'m| am) (?:now )?(?:at|with) " + _NAMED_NOW, re.I),
-    # What one is, at where: "I am HR manager at Deloitte Hyderabad", "I'm a nurse at St James's" (not a student).
+    # What one is, at where: "I am HR manager at Deloitte Hyderabad", "I'm a nurse at St James's" (a job named:
+    # "a tenant with Peabody", "a lot better at Python" name none).
     re.compile(
-        _LEAD + r"i(?:'m| am)(?: now| currently| still)* (?:an? |the )?(?:[\w'-]+ ){0,2}?"
-        r"(?!(?:student|member|customer|volunteer|user|patient|passenger|player|beginner|regular|fan)\b)"
-        r"[\w'-]*?(?:er|or|ist|ian|ant|ent|nurse|chef|cook|lead|manager|dev|head|clerk) (?:at|for|with) "
-        r"(?P<v>(?-i:[A-Z])[\w&'’. -]*)",
+        _LEAD + r"i(?:'m| am)(?: now| currently| still)* (?:an? |the )?(?:[\w'-]+ ){0,2}?(?:" + JOB_NOUNS + r") "
+        r"(?:at|for|with) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
         re.I,
     ),
 )
 # One's place now, where the sentence speaks of a home: "Well I'm at Maple Ridge now, the senior apartments".
 _HOME_NOW = re.compile(_LEAD + r"i(?:'m| am) (?:now )?at " + _NAMED_NOW, re.I)
-_HOME_TALK = re.compile(r"\b(?:apartments?|flat|house|home|bedroom|room|bungalow|cottage|moved|unpacked)\b", re.I)
+_HOME_TALK = re.compile(r"\b(?:apartments?|flat|house|bedroom|bungalow|cottage|moved|unpacked)\b", re.I)
+# A place one is at for a journey, not a home: "I'm at Gatwick now, flying home tonight".
+_TRAVEL_TALK = re.compile(
+    r"\b(?:fly\w*|flight|airport|terminal|gate|train|station|layover|trip|holiday|visit\w*)\b", re.I
+)
 # A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
 _PROPOSAL = re.compile(
     r"\b(?:proposed|popped the question)\b.*\b(?:i|we) said yes\b|"
@@ -485,10 +510,12 @@ def _without_condition(sentence: str) -> tuple[str, bool]:
     return sentence[: cut.start()], True
 
 
-def _clause_slot(clause: str) -> tuple[str, str, str, tuple[str, ...]] | None:
+def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, tuple[str, ...]] | None:
     """(attribute, value, what follows the value, words a statement of it contains) of the first pattern the clause
     states, if any."""
     for pattern in _PATTERNS:
+        if pattern.opening and not opening:
+            continue
         match = pattern.regex.match(clause)
         if not match:
             continue

@@ -369,10 +369,17 @@ def test_attributes_said_without_a_subject_or_in_short(text, slots):
         "Ines: I'm a member at Westwood, gym three times a week.",
         "Ines: I'm a student at Trinity.",
         "Ines: I drive a hard bargain, always have.",
+        "Ines: My mum retired last year, moved to Spain.",
+        "Ines: I'm at Gatwick now, flying home tonight.",
+        "Ines: I'm a tenant with Peabody.",
+        "Ines: I'm a lot better at Python now",
+        "Ines: I drive the M25 every day.",
+        "Ines: I'm driving my Mum's Fiesta this week",
     ],
 )
 def test_a_place_or_a_title_that_is_not_a_home_an_employer_or_a_car(text):
-    """ "I'm at Dunnes now" with no word of a home, a member or a student of a place, a hard bargain."""
+    """ "I'm at Dunnes now" with no word of a home, or at an airport; a member or a student of a place, a tenant, better
+    at something; a hard bargain, a road, someone else's car; someone else's move in a clause without a subject."""
     assert not {"employer", "residence", "car"} & set(statement(text).slots)
 
 
@@ -391,4 +398,5 @@ def test_a_thing_ended_ends_a_long_statement_that_calls_it_ones_own():
     )
     assert bike.replaces(long)
     assert not bike.replaces(long.replace("on my bike", "past the bike shop"))
+    assert bike.replaces(long.replace("Ines: every day out to Sandyford on my bike", "Ines: My bike to Sandyford"))
 
