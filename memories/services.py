@@ -62,8 +62,13 @@ def insights_retire(memory_ids: list[int], *, reason: str, at) -> int:
     if not insight_ids:
         return 0
     Insight.objects.filter(pk__in=insight_ids).update(retired_at=at, retired_reason=reason[:200])
-    Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=memory_ids).update(consolidated=False)
+    _consolidate_again(insight_ids, but=memory_ids)
     return len(insight_ids)
+
+
+def _consolidate_again(insight_ids: list[int], *, but: list[int]) -> None:
+    """The live memories of insights that go (but ``but``) are consolidated again, so what holds is linked anew."""
+    Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=but).update(consolidated=False)
 
 
 class MemoryRetired(Exception):
@@ -149,7 +154,7 @@ def memory_delete(*, memory: Memory) -> dict[str, int]:
     Its other versions stay, each a fact of its own. Returns what went with it."""
     with transaction.atomic():
         insight_ids = list(memory.insights.values_list("id", flat=True))
-        Memory.objects.live().filter(insights__in=insight_ids).exclude(pk=memory.pk).update(consolidated=False)
+        _consolidate_again(insight_ids, but=[memory.pk])
         Insight.objects.filter(pk__in=insight_ids).delete()
         edges, _ = Edge.objects.filter(memory=memory).delete()
         webhooks.memory_deleted(memory)

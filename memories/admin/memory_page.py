@@ -95,7 +95,7 @@ def deletion_losses(memory: Memory) -> list[str]:
     """What deleting ``memory`` loses for good, in words, for the confirmation page."""
     others = len(versions(memory)) - 1
     reviews = ReviewItem.objects.filter(Q(older=memory) | Q(newer=memory)).count()
-    insights = memory.insights.filter(retired_at__isnull=True).count()
+    insights, edges = memory.insights.count(), memory.edges.count()
     losses = [
         "the memory itself: its text, its valid and system times, its screening. Retiring keeps all of it, "
         "out of every context, and can be undone; deleting cannot.",
@@ -110,9 +110,11 @@ def deletion_losses(memory: Memory) -> list[str]:
         losses.append(f"{reviews} review item(s) about it: the record of what was decided (deleted with it).")
     if insights:
         losses.append(
-            f"the {insights} live insight(s) drawn from it, which say what it said: deleted with it (its other "
-            "memories are linked anew)."
+            f"the {insights} insight(s) drawn from it, live or retired, which say what it said: deleted with it (its "
+            "other memories are linked anew)."
         )
+    if edges:
+        losses.append(f"the {edges} graph edge(s) it asserted: deleted with it.")
     losses.append(
         "any record of it but the admin's log line (who deleted it, when, its first words). To remove an end user's "
         "data on their request, erase the end user (their page, Erase): that keeps an audit record."
