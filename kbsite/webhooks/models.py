@@ -104,7 +104,15 @@ class WebhookDelivery(models.Model):
     leased_until = models.DateTimeField(
         null=True, blank=True, help_text="A task is attempting it until then (no other task may)."
     )
-    redelivery_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    redelivery_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The delivery this one sends again (null: the first delivery of its event, or one whose first was "
+        "pruned from the log).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     delivered_at = models.DateTimeField(null=True, blank=True, help_text="When a receiver took it (2xx).")
 
@@ -119,6 +127,13 @@ class WebhookDelivery(models.Model):
                 condition=models.Q(status="pending"),
             ),
             models.Index(fields=["endpoint", "-created_at"], name="webhook_delivery_endpoint"),
+            # The hourly prune reads the oldest finished ones a batch at a time: this index gives each batch at once,
+            # without a scan of the whole log.
+            models.Index(
+                fields=["created_at"],
+                name="webhook_delivery_finished",
+                condition=models.Q(status__in=["succeeded", "failed"]),
+            ),
         ]
 
     def __str__(self) -> str:

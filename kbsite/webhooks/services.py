@@ -108,6 +108,7 @@ def deliveries_run(*, delivery_ids: list[int]) -> dict[int, str | None]:
     :func:`_batch_seconds` go to a task of their own. Returns each one's status (None: not this task's)."""
     todo, waiting, leased, statuses = list(delivery_ids), [], [], {}
     deadline = time.monotonic() + _batch_seconds()
+    _mark_queued(todo)  # the task may have waited in the queue: the sweep counts from its start, not its emission
     try:
         while todo or waiting:
             due = next((d for d in waiting if d.next_attempt_at <= timezone.now()), None)
@@ -136,9 +137,16 @@ def _batch_seconds() -> float:
     return min(settings.JOB_TIMEOUT_SECONDS, REQUEUE_AFTER.total_seconds()) / 2
 
 
+def _mark_queued(ids: list[int]) -> None:
+    """Mark the pending ones of ``ids`` queued now: a task runs or is queued for them, and the sweep does not take
+    them for lost until REQUEUE_AFTER from now. A batch task marks its own when it starts, for its time to begin
+    them (:func:`_batch_seconds`) counts from then, however long it waited in the queue."""
+    WebhookDelivery.objects.filter(pk__in=ids, status=WebhookDelivery.Status.PENDING).update(queued_at=timezone.now())
+
+
 def _hand_on(ids: list[int]) -> None:
     """Queue the rest of a batch as a task of its own, marked queued now (the sweep does not take it for lost)."""
-    WebhookDelivery.objects.filter(pk__in=ids, status=WebhookDelivery.Status.PENDING).update(queued_at=timezone.now())
+    _mark_queued(ids)
     task_enqueue(BATCH_TASK, ids)
 
 
@@ -297,7 +305,9 @@ def deliveries_prune(*, days: int | None = None, batch: int = PRUNE_BATCH) -> in
     (WEBHOOK_DELIVERY_RETENTION_DAYS by default), their attempts with them, ``batch`` at a time. A pending one is
     never deleted, however old. Safe to run twice, or twice at once. Returns how many deliveries it deleted."""
     cutoff = timezone.now() - timedelta(days=settings.WEBHOOK_DELIVERY_RETENTION_DAYS if days is None else days)
-    old = WebhookDelivery.objects.filter(status__in=FINISHED, created_at__lt=cutoff)
+    # Oldest first, which the partial index webhook_delivery_finished gives a batch at a time (the default order,
+    # newest first, made each batch a scan of the whole log).
+    old = WebhookDelivery.objects.filter(status__in=FINISHED, created_at__lt=cutoff).order_by("created_at")
     deleted = 0
     while ids := list(old.values_list("pk", flat=True)[:batch]):
         with transaction.atomic():

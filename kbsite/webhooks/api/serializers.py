@@ -84,4 +84,3 @@ class WebhookDeliverySerializer(serializers.ModelSerializer):
             "attempt_log",
         ]
         read_only_fields = fields
-        extra_kwargs = {"redelivery_of": {"help_text": "The delivery this one sends again (null: the first)."}}

@@ -96,8 +96,9 @@ class WebhookEndpointViewSet(
     @action(detail=True, methods=["post"], url_path=r"deliveries/(?P<delivery_id>[0-9]+)/redeliver")
     def redeliver(self, request, pk=None, delivery_id=None):
         """Send one of the endpoint's deliveries again: the same event (its id and body, byte for byte), signed
-        afresh when it is sent, as a new delivery (``redelivery_of`` names the first) whose attempts are logged
-        as any other's. Answers the new delivery, queued; 409 while the endpoint is disabled."""
+        afresh when it is sent, as a new delivery (``redelivery_of`` names the one sent again, null once that
+        is pruned) whose attempts are logged as any other's. Answers the new delivery, queued; 409 while the
+        endpoint is disabled."""
         endpoint = self.get_object()
         delivery = get_object_or_404(WebhookDelivery.objects.filter(endpoint=endpoint), pk=delivery_id)
         delivery.endpoint = endpoint

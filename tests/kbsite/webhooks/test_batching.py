@@ -4,12 +4,16 @@ batch hands its rest on to a task of its own."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import transaction
+from django.db.models.signals import post_save
+from django.utils import timezone
 from django_q.models import OrmQ
 
-from kbsite.webhooks.models import WebhookDelivery
-from kbsite.webhooks.services import events_emit
+from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery
+from kbsite.webhooks.services import deliveries_due_queue, events_emit
 from tests.conftest import run_queued_tasks
 from tests.kbsite.webhooks.conftest import receiver_start, register
 from tests.kbsite.webhooks.test_events import post_turns
@@ -109,5 +113,28 @@ def test_a_batch_past_its_time_hands_the_rest_on_to_a_task_of_its_own(api, kb, r
     emit(api.bot, 3)
     assert OrmQ.objects.count() == 1
     assert run_queued_tasks() == 3  # 0; then 1 (2 handed on again); then 2
+    assert posted(receiver) == [0, 1, 2]
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
+
+
+def test_a_batch_that_waited_in_the_queue_is_not_taken_for_lost_by_the_sweep(api, kb, receiver):
+    """A batch task that starts long after its emission (a busy queue): while it sends its first delivery the
+    minute's sweep queues nothing, for the task marked its deliveries queued when it started; one task sends all
+    three, in order, once each."""
+    register(api, receiver, ["memory.created"])
+    emit(api.bot, 3)
+    WebhookDelivery.objects.update(queued_at=timezone.now() - timedelta(minutes=10))
+    swept = []
+
+    def sweep(sender, created, **kwargs):  # the sweep runs every minute: here, while the first POST is logged
+        if created and not swept:
+            swept.append(deliveries_due_queue())
+
+    post_save.connect(sweep, sender=WebhookAttempt, weak=False)
+    try:
+        assert run_queued_tasks() == 1
+    finally:
+        post_save.disconnect(sweep, sender=WebhookAttempt)
+    assert swept == [0] and OrmQ.objects.count() == 0
     assert posted(receiver) == [0, 1, 2]
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}

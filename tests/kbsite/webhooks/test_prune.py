@@ -9,6 +9,8 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from django_q.models import Schedule
 
@@ -69,6 +71,31 @@ def test_only_finished_deliveries_older_than_the_retention_are_deleted_with_thei
     assert redelivered.redelivery_of is None
     assert deliveries_old_prune() == 0  # the scheduled task: nothing more to delete
     assert WebhookEndpoint.objects.count() == 1
+
+
+def test_the_prune_takes_the_oldest_first_from_an_index_of_the_finished_ones(bot):
+    """Each batch is read oldest first (not the log's newest-first order, which scanned the whole table for each),
+    and the database has the partial index on created_at of the finished deliveries that gives it."""
+    endpoint = WebhookEndpoint.objects.create(bot=bot, url="https://93.184.216.34/hook", events=["job.failed"])
+    for n in range(3):
+        aged(
+            WebhookDelivery.objects.create(bot=bot, endpoint=endpoint, event_id=f"evt_{n}", event_type="job.failed"), 40
+        )
+    WebhookDelivery.objects.update(status="succeeded")
+
+    with CaptureQueriesContext(connection) as queries:
+        assert deliveries_prune(batch=2) == 3
+    reads = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and "LIMIT 2" in q["sql"]]
+    assert reads and all('ORDER BY "kbsite_webhookdelivery"."created_at" ASC' in sql for sql in reads)
+
+    with connection.cursor() as cursor:
+        index = connection.introspection.get_constraints(cursor, WebhookDelivery._meta.db_table).get(
+            "webhook_delivery_finished"
+        )
+        assert index and index["index"] and index["columns"] == ["created_at"]
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'webhook_delivery_finished'")
+        (definition,) = cursor.fetchone()
+    assert "WHERE" in definition and "'succeeded'" in definition and "'failed'" in definition
 
 
 def test_the_retention_is_the_settings_and_the_prune_runs_every_hour(bot, settings):

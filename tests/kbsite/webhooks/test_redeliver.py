@@ -107,3 +107,11 @@ def test_a_disabled_endpoint_is_a_409_and_an_unknown_delivery_a_404(logged, api)
     assert refused.status_code == 409 and "enable it first" in refused.json()["detail"]
     assert api.post(redeliver_path(logged.endpoint_id, logged.pk + 1000)).status_code == 404
     assert WebhookDelivery.objects.count() == 1 and run_queued_tasks() == 0
+
+
+def test_the_api_says_a_null_redelivery_of_is_a_first_delivery_or_one_whose_first_was_pruned(anon):
+    """The schema's redelivery_of: null is a first delivery, or a redelivery whose first the prune deleted (it
+    keeps the redelivery and clears its link), not the first alone."""
+    schema = anon.get("/api/schema/", headers={"Accept": "application/json"}).json()
+    field = schema["components"]["schemas"]["WebhookDelivery"]["properties"]["redelivery_of"]
+    assert field.get("nullable") and "pruned" in field["description"]
