@@ -40,8 +40,10 @@ WAIT = Bot.WhenBudgetSpent.WAIT.value
 SPENT = "LLM budget spent"
 
 # The key of a run's detail that makes that run extract offline whatever the budget (an operator's "run now
-# offline" of a waiting run; see kbsite.jobs.job_force_offline).
+# offline" of a waiting run; see kbsite.jobs.job_force_offline), and the keys of that choice: it, who made it
+# (forced_by) and for which waiting run (forced_for). The run's own saves keep them (JobRun.SHARED_DETAIL).
 FORCED = "llm_forced"
+FORCED_KEYS = JobRun.SHARED_DETAIL
 
 
 @dataclass(frozen=True)
@@ -108,12 +110,41 @@ def llm_state(bot_id: int, *, job: JobRun | None = None) -> str:
 
 
 def forced_offline(job: JobRun) -> bool:
-    """Whether ``job`` is a run an operator forced offline: it extracts with the heuristics, spending no tokens."""
-    return job.detail.get(FORCED) == OFFLINE
+    """Whether ``job`` is a run an operator forced offline: it extracts with the heuristics, spending no tokens.
+
+    Read from the row when the worker's object does not say so: forcing may take up a queued run a worker has
+    just loaded (kbsite.jobs.job_force_offline). The choice found is kept on the object, for its messages and
+    saves."""
+    if forced_choice(job.detail):
+        return True
+    if job.pk is None:
+        return False
+    row = JobRun.objects.filter(pk=job.pk, **{f"detail__{FORCED}": OFFLINE}).values_list("detail", flat=True).first()
+    if row is None:
+        return False
+    job.detail = {**job.detail, **forced_choice(row)}
+    return True
+
+
+def forced_choice(detail: dict) -> dict:
+    """The forcing keys of a run's ``detail`` (FORCED_KEYS), or {} for a run not forced offline: what a run that
+    takes up its input after it (a retry, a resume) carries on."""
+    if detail.get(FORCED) != OFFLINE:
+        return {}
+    return {key: detail[key] for key in FORCED_KEYS if key in detail}
+
+
+def offline_why(job: JobRun) -> tuple[str, str]:
+    """The key of ``job``'s detail saying why its batches went without the LLM, and why: for a run forced offline,
+    the operator's choice (who made it), else the spent budget (see :func:`held`)."""
+    if forced_offline(job):
+        return "llm_offline", f"run offline by the operator's choice ({job.detail.get('forced_by', 'unknown')})"
+    return "llm_budget", SPENT
 
 
 def held(state: str) -> bool:
-    """Whether ``state`` (of :func:`llm_state`) is the budget's doing, not the lack of an LLM."""
+    """Whether ``state`` (of :func:`llm_state`) is the budget's doing or an operator's forcing of the run (which,
+    :func:`offline_why` says), not the lack of an LLM."""
     return state != LLM and llm.is_configured()
 
 

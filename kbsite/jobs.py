@@ -222,6 +222,7 @@ def job_retry(*, job: JobRun, automatic: bool = False) -> JobRun | None:
             JobRun.objects.filter(pk=new.pk, status=JobRun.Status.QUEUED).update(
                 tries=job.tries + 1 if automatic else 1
             )
+        _forced_carry(new, budgets.forced_choice(job.detail))
         job.detail = {**job.detail, "retried_as": new.pk if new else None}
         job.status, job.retry_at = JobRun.Status.RETRIED, None
         job.save(update_fields=["detail", "status", "retry_at"])
@@ -249,7 +250,8 @@ def jobs_resume_waiting(*, bot_id: int | None = None) -> int:
         bot = job.kb.bot_id
         if bot not in states:
             states[bot] = budgets.llm_state(bot)
-        if states[bot] == budgets.WAIT:
+        # A run forced offline that waited all the same (forced as it was stopping) is not held by the budget.
+        if states[bot] == budgets.WAIT and not budgets.forced_choice(job.detail):
             continue
         with transaction.atomic():
             job = _waiting_locked(job)
@@ -270,13 +272,11 @@ def job_force_offline(*, job: JobRun, by: str) -> JobRun | None:
         job = _waiting_locked(job)
         if job is None:
             return None
-        new = _waiting_take_up(job, noted="forced_offline_as")
-        if new is not None:
-            # A run of the same input already queued (a unique kind) is the one that takes it up, so it is forced.
-            # (A worker that fetched it a moment ago does not see the choice: that run waits again, to be forced.)
-            new = JobRun.objects.select_for_update().get(pk=new.pk)
-            new.detail = {**new.detail, budgets.FORCED: budgets.OFFLINE, "forced_for": job.pk, "forced_by": by}
-            new.save(update_fields=["detail"])
+        # A run of the same input already queued (a unique kind) is the one that takes it up, so it is forced. A
+        # worker may have loaded it a moment ago: it reads the choice from the row (budgets.forced_offline), and
+        # its saves keep it (JobRun.save_work).
+        choice = {budgets.FORCED: budgets.OFFLINE, "forced_for": job.pk, "forced_by": by}
+        new = _waiting_take_up(job, noted="forced_offline_as", forced=choice)
     return new
 
 
@@ -287,14 +287,28 @@ def _waiting_locked(job: JobRun) -> JobRun | None:
     return locked.filter(status=JobRun.Status.WAITING).first()
 
 
-def _waiting_take_up(job: JobRun, *, noted: str) -> JobRun | None:
+def _waiting_take_up(job: JobRun, *, noted: str, forced: dict | None = None) -> JobRun | None:
     """Queue a waiting run's input again (its kind's retry) and finish the run as what it had done by then, noting
-    the new run under ``noted``. Inside the caller's transaction, the row locked."""
+    the new run under ``noted``. The new run is forced offline by ``forced`` (an operator's choice), or as the
+    waiting run was. Inside the caller's transaction, the row locked."""
     new = _job_type(job.kind).retry(job)
+    _forced_carry(new, forced or budgets.forced_choice(job.detail))
     job.detail = {**job.detail, noted: new.pk if new else None}
     job.status = JobRun.Status.SUCCEEDED if job.items_read else JobRun.Status.SKIPPED
     job.save(update_fields=["detail", "status"])
     return new
+
+
+def _forced_carry(new: JobRun | None, choice: dict) -> None:
+    """Write a "run now offline" ``choice`` (budgets.forced_choice: the choice, who made it, for which run) on
+    ``new``, the run that takes up an input: forced at once, or carried on from a forced run that failed (its retry)
+    or waited (its resume), which still runs offline. Locked as a worker's own saves of ``new`` are
+    (JobRun.save_work), so neither undoes the other."""
+    if new is None or not choice:
+        return
+    new = JobRun.objects.select_for_update().get(pk=new.pk)
+    new.detail = {**new.detail, **choice}
+    new.save(update_fields=["detail"])
 
 
 def requeue(job: JobRun) -> JobRun:

@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
 from django.contrib.contenttypes.models import ContentType
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from kbsite.models.knowledge_bases import KnowledgeBase
@@ -94,11 +94,41 @@ class JobRun(models.Model):
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self.save(update_fields=["status", "started_at", "attempts", "worker"])
 
+    # Keys of ``detail`` another process may write on a queued or running run: an operator forcing it offline
+    # (kbsite.jobs.job_force_offline) after a worker loaded it. The run's own saves keep them (see save_work).
+    SHARED_DETAIL = ("llm_forced", "forced_by", "forced_for")
+
+    # What a run's work writes on its row as it goes: counts, tokens, mode, detail (see save_work).
+    WORK_FIELDS = (
+        "mode",
+        "items_read",
+        "facts_added",
+        "facts_superseded",
+        "facts_skipped",
+        "facts_quarantined",
+        "tokens_in",
+        "tokens_out",
+        "detail",
+    )
+
+    def save_work(self, *fields: str) -> None:
+        """Save what the run's work wrote (WORK_FIELDS) and ``fields``, never the rest of the row: another process
+        may have written it since the worker loaded the run (the tries of a retry, an operator's forcing). The keys
+        of ``detail`` others write (SHARED_DETAIL) are read back from the row and kept. The row is locked so that a
+        forcing, which writes them under the same lock, comes wholly before or after."""
+        with transaction.atomic():
+            row = JobRun.objects.select_for_update().filter(pk=self.pk).values_list("detail", flat=True).first()
+            if row is None:
+                return  # deleted meanwhile (with its KB): nothing is left to save
+            shared = {key: value for key, value in row.items() if key in self.SHARED_DETAIL}
+            self.detail = {**self.detail, **shared}
+            self.save(update_fields=[*self.WORK_FIELDS, *fields])
+
     def finish(self, *, status: str, error: str = "") -> None:
         self.status = status
         self.error = error
         self.finished_at = timezone.now()
-        self.save()
+        self.save_work("status", "error", "finished_at", "retry_at")
         if status == self.Status.FAILED:
             job_failed(self)
         if status == self.Status.SUCCEEDED:

@@ -88,7 +88,7 @@ def facts_apply(
         job.tokens_in += extraction.tokens_in
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
-        job.save()
+        job.save_work()  # only what the run wrote: an operator may have forced it offline meanwhile
 
 
 def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening]]:

@@ -54,7 +54,8 @@ def item_ingest(*, job: JobRun) -> JobRun:
             if state == budgets.WAIT:  # the item keeps its progress and resumes there once tokens are left
                 return job_wait(job, f"{budgets.SPENT}: the item waits at segment {position} of {len(segments)}")
             if budgets.held(state):
-                job.detail = {**job.detail, "llm_budget": f"{budgets.SPENT}: the rest extracted offline"}
+                key, why = budgets.offline_why(job)  # the spent budget, or an operator's "run now offline"
+                job.detail = {**job.detail, key: f"{why}: the rest extracted offline"}
             turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
             job.items_read += len(turns)
             extraction = extract(kb, turns, item.end_user_id, offline=state != budgets.LLM)

@@ -62,7 +62,8 @@ def extract_pending(*, job: JobRun) -> JobRun:
 @dataclass
 class _Run:
     """What an extraction run has met so far: turns skipped by the salience gate, session batches extracted offline
-    because the LLM budget was spent, sessions that failed with their errors, and whether it stopped to wait."""
+    because the LLM budget was spent (or an operator forced the run offline), sessions that failed with their
+    errors, and whether it stopped to wait."""
 
     skipped_turns: int = 0
     held_batches: int = 0
@@ -90,7 +91,8 @@ def _finish(job: JobRun, kb: KnowledgeBase, run: _Run) -> JobRun:
     """End the run: failed (its sessions wait for the retry), waiting for the budget, skipped or succeeded."""
     job.detail = {**job.detail, "turns_skipped_by_salience_gate": run.skipped_turns}
     if run.held_batches:
-        job.detail["llm_budget"] = f"{budgets.SPENT}: {run.held_batches} session batches extracted offline"
+        key, why = budgets.offline_why(job)  # the spent budget, or an operator's "run now offline"
+        job.detail[key] = f"{why}: {run.held_batches} session batches extracted offline"
     if run.errors:
         job.detail["failed_sessions"] = len(run.failed_sessions)
         return job_fail(job, run.errors[-1])

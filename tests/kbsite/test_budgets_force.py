@@ -8,8 +8,10 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 from django.utils import timezone
 
+from kbsite import jobs
 from kbsite.models import Bot, JobRun
 from kbsite.models.stats import DailyUsage
+from memories import ingest
 from memories.models import Memory
 from tests.conftest import logged_in, operator_of, run_queued_tasks
 from tests.kbsite.test_budgets import BUDGET, budget, cursors_at_the_end, modes, post, spend
@@ -91,6 +93,7 @@ def test_forcing_a_run_that_is_not_waiting_is_refused(api, kb, fake_llm):
     assert any("only a job waiting for the LLM budget" in m for m in said), said
     response = api.post(f"/api/v1/jobs/{failed.pk}/run-offline/")
     assert response.status_code == 409 and "this one is failed" in response.json()["detail"]
+    failed.refresh_from_db()
     assert JobRun.objects.get() == failed and failed.status == JobRun.Status.FAILED
 
 
@@ -126,3 +129,78 @@ def test_the_bot_runs_its_waiting_run_offline_through_the_api(api, kb, fake_llm,
     assert forced.status == JobRun.Status.SUCCEEDED and forced.detail["forced_by"].startswith("api:")
     again = api.post(f"/api/v1/jobs/{waiting.pk}/run-offline/")
     assert again.status_code == 409 and "this one is skipped" in again.json()["detail"]
+
+
+def forced_by_api(api, waiting: JobRun) -> JobRun:
+    """Force ``waiting`` through the API without running anything: the run that takes it up, as the row is."""
+    response = api.post(f"/api/v1/jobs/{waiting.pk}/run-offline/")
+    assert response.status_code == 202, response.text
+    return JobRun.objects.get(pk=response.json()["job"]["id"])
+
+
+def choice(job: JobRun) -> dict:
+    job.refresh_from_db()
+    return {key: job.detail.get(key) for key in ("llm_forced", "forced_by", "forced_for")}
+
+
+def test_a_queued_run_a_worker_loaded_before_it_was_forced_runs_offline_and_keeps_the_choice(
+    api, kb, fake_llm, waiting
+):
+    """Forcing takes the input up through the run already queued for the KB's turns. A worker that loaded that run
+    a moment before (its object without the choice) still runs it offline, reading the choice from the row, and its
+    saves keep the choice there: the 202 "forced" holds."""
+    post(api, "second", "I keep three beehives in Porto.")
+    queued = JobRun.objects.get(kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.QUEUED)
+    stale = JobRun.objects.select_related("kb__bot").get(pk=queued.pk)  # as the task loads it
+    forced = forced_by_api(api, waiting)
+    assert forced.pk == queued.pk and "llm_forced" not in stale.detail
+    jobs.job_run(stale, lambda job: ingest.extract_pending(job=job))
+    assert stale.status == JobRun.Status.SUCCEEDED, stale.error
+    assert fake_llm.calls == 0 and modes("first") == modes("second") == {"heuristic"} and cursors_at_the_end()
+    kept = choice(forced)
+    assert (kept["llm_forced"], kept["forced_for"], forced.status) == ("offline", waiting.pk, JobRun.Status.SUCCEEDED)
+    assert kept["forced_by"].startswith("api:")
+    run_queued_tasks()  # the run's own task finds it done
+    assert fake_llm.calls == 0 and JobRun.objects.get(pk=forced.pk).status == JobRun.Status.SUCCEEDED
+
+
+def test_a_forced_run_lost_with_its_worker_is_retried_by_the_healing_still_offline(api, kb, fake_llm, waiting):
+    """A forced run whose worker died is failed and retried by the healing: the retry carries the choice (who made
+    it, for which run) and extracts the turns offline, though the bot still waits for its budget."""
+    forced = forced_by_api(api, waiting)
+    forced.start()
+    jobs.job_fail(forced, "its worker process stopped (killed or restarted) while running it", retry_now=True)
+    assert jobs.jobs_heal()["retries"] == 1
+    forced.refresh_from_db()
+    retry = JobRun.objects.get(pk=forced.detail["retried_as"])
+    assert forced.status == JobRun.Status.RETRIED and choice(retry) == choice(forced)
+    run_queued_tasks()
+    retry.refresh_from_db()
+    assert retry.status == JobRun.Status.SUCCEEDED and retry.mode == "heuristic", retry.error
+    assert fake_llm.calls == 0 and modes("first") == {"heuristic"} and cursors_at_the_end()
+
+
+def test_a_forced_run_that_waited_all_the_same_is_resumed_offline_by_the_healing(api, kb, fake_llm, waiting):
+    """A forced run that stopped to wait (forced as it was stopping) is not held by the budget: the healing resumes
+    it at once, the new run forced as it was."""
+    forced = forced_by_api(api, waiting)
+    forced.start()
+    jobs.job_wait(forced, "LLM budget spent: the turns wait until tokens are left")
+    assert jobs.jobs_resume_waiting() == 1
+    forced.refresh_from_db()
+    resumed = JobRun.objects.get(pk=forced.detail["resumed_as"])
+    assert choice(resumed) == choice(forced) and resumed.detail["forced_for"] == waiting.pk
+    run_queued_tasks()
+    assert fake_llm.calls == 0 and modes("first") == {"heuristic"} and cursors_at_the_end()
+
+
+def test_a_forced_run_says_it_ran_offline_by_the_operators_choice_not_the_budget(api, kb, fake_llm, waiting):
+    """The forced run's detail says its batches went offline by the operator's choice, naming who made it; it says
+    nothing of a spent budget."""
+    run_offline(logged_in(operator_of(kb.bot)), waiting)
+    run_queued_tasks()
+    waiting.refresh_from_db()
+    forced = JobRun.objects.get(pk=waiting.detail["forced_offline_as"])
+    said = "run offline by the operator's choice (admin:olga): 1 session batches extracted offline"
+    assert forced.detail["llm_offline"] == said
+    assert "llm_budget" not in forced.detail and "LLM budget spent" not in str(forced.detail) + forced.error
