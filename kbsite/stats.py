@@ -2,7 +2,7 @@
 an event's counts to its KB's row of the day. The dashboard reads them instead of counting big tables. Daily usage
 per bot, KB and end user (:class:`~kbsite.models.stats.DailyUsage`, :func:`usage_add`) is kept the same way; every
 surface that serves a bot meters its work with :func:`usage_metered` / :func:`usage_record` (the API's views, MCP's
-tool calls; the recall console its LLM and embedding spend only).
+tool calls, the chat proxy's context block; the recall console its LLM and embedding spend only).
 
 A statistic is never worth a failed request: an upsert that fails is logged and dropped (inside a transaction, in
 a savepoint of its own, so the transaction goes on).
@@ -142,9 +142,10 @@ def usage_record(
     meter: Meter, *, bot_id: int, kb_id: int | None = None, end_user_id: int | None = None, request: bool = True
 ) -> dict[str, int]:
     """Add what ``meter`` counted to the bot's usage of the day, and return its figures (an answer's ``usage``).
-    ``request``: a request the bot was served (the API's, a tool called through MCP): one more request, and its
-    milliseconds. Else work done for someone else on the bot's behalf (an operator's recall console): only what it
-    spent on the LLM and the embeddings, which are real spend and count against its LLM budget."""
+    ``request``: a request the bot was served (the API's, a tool called through MCP, a chat proxy's): one more
+    request, and its milliseconds. Else work done for someone else on the bot's behalf (an operator's recall
+    console): only what it spent on the LLM and the embeddings, which are real spend and count against its LLM
+    budget."""
     figures = meter.usage()
     if request:
         usage_add(bot_id=bot_id, kb_id=kb_id, end_user_id=end_user_id, requests=1, **figures)

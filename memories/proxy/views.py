@@ -24,7 +24,7 @@ from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
 from kbsite.models import ApiKey, Bot, KnowledgeBase
 from kbsite.ratelimits import rate_message, rate_take
-from kbsite.stats import usage_add
+from kbsite.stats import usage_record
 from memories.proxy import upstream
 from memories.proxy.errors import ProxyError, error_response
 from memories.proxy.recording import (
@@ -172,14 +172,16 @@ def _recording_kb(bot: Bot, name: str | None) -> KnowledgeBase:
 
 def _metered_memory(caller: Caller, chat: ChatRequest, api: str, started: float) -> tuple[dict, str, dict | None]:
     """:func:`_with_memory`, and what kbsite spent on the request from ``started`` (a ``time.perf_counter()``) until
-    it goes upstream, added to the bot's usage of the day (None while USAGE_ACCOUNTING is off)."""
+    it goes upstream, added to the bot's usage of the day as one request (:func:`usage_record`; None while
+    USAGE_ACCOUNTING is off). Only the context block is metered: the upstream's tokens are the caller's."""
     acting = caller.acting_for(chat.user_id)
     if not settings.USAGE_ACCOUNTING:
         return (*_with_memory(acting, chat, api), None)
     with usage.metered() as meter:
+        # Its milliseconds are the request's from its start (its key and body read), as the API's from its view's.
+        meter.started = started
         body, note = _with_memory(acting, chat, api)
-    spent = {**meter.usage(), "server_ms": round((time.perf_counter() - started) * 1000)}
-    usage_add(bot_id=caller.bot.pk, end_user_id=acting.end_user_id, requests=1, **spent)  # its always-on KBs'
+    spent = usage_record(meter, bot_id=caller.bot.pk, end_user_id=acting.end_user_id)  # its always-on KBs'
     return body, note, spent
 
 

@@ -42,6 +42,7 @@ def test_a_chat_completion_says_what_kbsite_spent_in_its_headers(client, two_use
     wait_for(rows.exists, 5, "the request's usage to be written")
     row = rows.get()
     assert (row.requests, row.embeddings, row.llm_calls) == (1, spent["Embeddings"], 0)
+    assert (row.tokens_in, row.tokens_out, row.server_ms) == (0, 0, spent["Server-Ms"])  # the headers' figures
 
 
 def test_a_stream_has_its_usage_headers_too(client, two_users, fake_llm):
