@@ -5,7 +5,8 @@ old finished deliveries pruned.
 each active endpoint of the bot subscribed to its type, and queues one task per endpoint when that commits (a
 rolled-back change sends nothing; no request waits for a receiver). The task runs :func:`deliveries_run`: the
 events of one emission (the memories of one extraction, say) go to an endpoint one POST each, in order, from one
-task, each retried on its own.
+task, each retried on its own. The minute's sweep (:func:`deliveries_due_queue`) likewise queues one task per
+endpoint for the deliveries it finds due, oldest first.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpo
 
 logger = logging.getLogger(__name__)
 
-TASK = "kbsite.webhooks.tasks.delivery_send"
 BATCH_TASK = "kbsite.webhooks.tasks.deliveries_send"
 # A queued task that has not run after this long is taken as lost, and queued again by the sweep.
 REQUEUE_AFTER = timedelta(minutes=5)
@@ -95,8 +95,9 @@ def retry_delay(attempts: int) -> float:
 
 
 def delivery_run(*, delivery_id: int) -> str | None:
-    """Attempt delivery ``delivery_id`` (the sweep's and a redelivery's task): see :func:`deliveries_run`. Returns
-    its status then, or None when it is not this task's to attempt (done, or another task holds it)."""
+    """Attempt delivery ``delivery_id`` (the one-delivery task that the sweep and a redelivery queued before they
+    queued batches, still in a queue after an upgrade): see :func:`deliveries_run`. Returns its status then, or None
+    when it is not this task's to attempt (done, or another task holds it)."""
     return deliveries_run(delivery_ids=[delivery_id]).get(delivery_id)
 
 
@@ -257,8 +258,10 @@ def _finish(delivery: WebhookDelivery, status: str, *, error: str | None = None)
 
 
 def deliveries_due_queue() -> int:
-    """Queue the task of each pending delivery that is due and that no task holds or is queued for (or whose
-    task was queued long ago, and lost). Runs with the jobs' sweep, every minute. Returns how many."""
+    """Queue the pending deliveries that are due and that no task holds or is queued for (or whose task was queued
+    long ago, and lost): one task per endpoint, its deliveries oldest first, as an emission's are (a failing one is
+    retried alone, one disabling the endpoint stops the rest). Runs with the jobs' sweep, every minute. Returns how
+    many deliveries it queued."""
     now = timezone.now()
     due = WebhookDelivery.objects.filter(
         Q(leased_until__isnull=True) | Q(leased_until__lt=now),
@@ -267,11 +270,16 @@ def deliveries_due_queue() -> int:
         status=WebhookDelivery.Status.PENDING,
         next_attempt_at__lte=now,
     )
-    ids = list(due.values_list("pk", flat=True)[:1000])
-    WebhookDelivery.objects.filter(pk__in=ids).update(queued_at=now)
-    for pk in ids:
-        task_enqueue(TASK, pk)
-    return len(ids)
+    # Oldest first: each endpoint's are sent in the order their events happened, and the oldest are not left behind
+    # the 1000 of a sweep.
+    rows = list(due.order_by("created_at", "pk").values_list("pk", "endpoint_id")[:1000])
+    WebhookDelivery.objects.filter(pk__in=[pk for pk, _ in rows]).update(queued_at=now)
+    batches: dict[int, list[int]] = defaultdict(list)
+    for pk, endpoint_id in rows:
+        batches[endpoint_id].append(pk)
+    for ids in batches.values():
+        task_enqueue(BATCH_TASK, ids)
+    return len(rows)
 
 
 def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery | None:
@@ -291,7 +299,7 @@ def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery | None:
             queued_at=now,
             redelivery_of=delivery,
         )
-        task_enqueue(TASK, again.pk)
+        task_enqueue(BATCH_TASK, [again.pk])
     return again
 
 

@@ -1,5 +1,6 @@
-"""The webhook tasks (django-q2): an emission's deliveries to one endpoint (takes their ids), one delivery's (the
-sweep's, a redelivery's: takes its id), and the hourly prune of the delivery log; each calls its service."""
+"""The webhook tasks (django-q2): one endpoint's deliveries in order (an emission's, the sweep's, a redelivery's:
+takes their ids), one delivery's (kept for the tasks queued before the sweep and redelivery queued batches: takes its
+id), and the hourly prune of the delivery log; each calls its service."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from kbsite.webhooks.services import deliveries_prune, deliveries_run, delivery_
 
 
 def delivery_send(delivery_id: int) -> str | None:
-    """Attempt one delivery (and its quick retries): see kbsite.webhooks.services.delivery_run."""
+    """Attempt one delivery (and its quick retries): see kbsite.webhooks.services.delivery_run. Nothing queues it
+    now; it runs the tasks queued before an upgrade."""
     return delivery_run(delivery_id=delivery_id)
 
 

@@ -1,6 +1,6 @@
 """One emission's deliveries go to an endpoint from one task, one signed POST per event, in order; a failing one is
 retried alone, on its own schedule, the others sent once; an endpoint disabled mid-batch is sent no more; a long
-batch hands its rest on to a task of its own."""
+batch hands its rest on to a task of its own; the minute's sweep queues one task per endpoint too."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.utils import timezone
 from django_q.models import OrmQ
+from django_q.tasks import async_task
 
 from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery
-from kbsite.webhooks.services import deliveries_due_queue, events_emit
+from kbsite.webhooks.services import BATCH_TASK, deliveries_due_queue, events_emit
 from tests.conftest import run_queued_tasks
 from tests.kbsite.webhooks.conftest import receiver_start, register
 from tests.kbsite.webhooks.test_events import post_turns
@@ -137,4 +138,57 @@ def test_a_batch_that_waited_in_the_queue_is_not_taken_for_lost_by_the_sweep(api
         post_save.disconnect(sweep, sender=WebhookAttempt)
     assert swept == [0] and OrmQ.objects.count() == 0
     assert posted(receiver) == [0, 1, 2]
+    assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
+
+
+def test_the_sweep_queues_one_task_per_endpoint_with_its_due_deliveries_oldest_first(api, kb, receiver):
+    """3 deliveries due for one endpoint (their tasks lost) and 2 for another (their retries due), emitted in turn:
+    one sweep queues 2 tasks, not 5, each of one endpoint's due deliveries oldest first; each is sent once, signed,
+    in the order emitted; one whose retry is not yet due is left for a later sweep."""
+    register(api, receiver, ["memory.created"])
+    second, server = receiver_start()
+    try:
+        register(api, second, ["memory.retired"])
+        for n in range(3):  # the two endpoints' deliveries interleaved, in the order of their events
+            events_emit(bot_id=api.bot.pk, type="memory.created", items=[{"n": n}])
+            events_emit(bot_id=api.bot.pk, type="memory.retired", items=[{"n": n}])
+        OrmQ.objects.all().delete()
+        now = timezone.now()
+        created = WebhookDelivery.objects.filter(event_type="memory.created")
+        retired = WebhookDelivery.objects.filter(event_type="memory.retired").order_by("pk")
+        created.update(queued_at=now - timedelta(minutes=10))  # their tasks were lost
+        retired.update(attempts=1, next_attempt_at=now - timedelta(seconds=1), queued_at=now - timedelta(seconds=2))
+        later = retired.last()
+        retired.filter(pk=later.pk).update(next_attempt_at=now + timedelta(hours=1))
+
+        assert deliveries_due_queue() == 5
+        assert OrmQ.objects.count() == 2  # one task per endpoint (one per delivery, 5, before)
+        queued = sorted(OrmQ.objects.all(), key=lambda q: q.args()[0][0])
+        assert [q.func() for q in queued] == [BATCH_TASK, BATCH_TASK]
+        assert [q.args() for q in queued] == [
+            (list(created.order_by("pk").values_list("pk", flat=True)),),
+            (list(retired.exclude(pk=later.pk).values_list("pk", flat=True)),),
+        ]
+        assert deliveries_due_queue() == 0  # queued once
+
+        assert run_queued_tasks() == 2
+        assert posted(receiver) == [0, 1, 2] and posted(second) == [0, 1]
+        assert all(r.signed for r in receiver.received + second.received)
+        assert set(created.values_list("status", "attempts")) == {("succeeded", 1)}
+        assert set(retired.exclude(pk=later.pk).values_list("status", "attempts")) == {("succeeded", 2)}
+        later.refresh_from_db()
+        assert later.status == "pending" and later.attempts == 1 and not later.leased_until
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_one_delivery_task_queued_before_the_upgrade_still_sends_it(api, kb, receiver):
+    """A delivery_send task still in the queue from before the sweep queued batches: it sends its delivery once."""
+    register(api, receiver, ["memory.created"])
+    emit(api.bot, 1)
+    OrmQ.objects.all().delete()
+    async_task("kbsite.webhooks.tasks.delivery_send", WebhookDelivery.objects.get().pk)
+    assert run_queued_tasks() == 1
+    assert posted(receiver) == [0]
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {("succeeded", 1)}
