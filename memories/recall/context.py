@@ -21,9 +21,9 @@ from kbsite.caller import Caller
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory, Message
 from memories.recall import Hit, RecallQuery, query_embedding, recall
-from memories.recall.concepts import concept_words
 from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
+from memories.recall.relatives import subject_words
 from memories.text import content_words
 
 HEADER = (
@@ -211,7 +211,7 @@ def _qualified(hits: list[Hit], query: str, end_user_id: int | None = None) -> l
     names |= {w.lower() for w in re.findall(r"(?<=\s)([A-Z][\w'-]+)", query)}  # capitalised, past the first word
     words = [w for w in text_query(query).split(" or ") if w and w not in names]
     by_text = _matching(hits, " or ".join(words)) if words else set()
-    about = concept_words(query) if end_user_id else []
+    about = subject_words(query, end_user_id)
     by_subject = _matching(hits, " or ".join(about), end_user_id) if about else set()
     best = max((hit.similarity or 0.0 for hit in hits), default=0.0)
     cutoff = max(settings.CONTEXT_RELEVANCE_THRESHOLD, CLOSE_TO_BEST * best)

@@ -17,11 +17,11 @@ from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
-from memories.recall.concepts import concept_words
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find, turn_context
 from memories.recall.query import named, query_period
+from memories.recall.relatives import subject_words
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
 from memories.recall.vector import vector_ranked
@@ -103,7 +103,8 @@ def recall(q: RecallQuery) -> list[Hit]:
     memories = tables[0] if q.wants_memories else None
     kbs, query, k, budget_chars, limits = list(q.kbs), q.text, q.k, q.budget_chars, q.limits
 
-    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about_user=q.end_user_id is not None)
+    about = subject_words(query, q.end_user_id)
+    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about)
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
         if turns:
@@ -144,11 +145,11 @@ def _compiled(scope: Scope, memories: bool, insights: bool, turns: bool) -> tupl
 
 
 def _direct(
-    kbs, tables: tuple[Table, ...], query: str, embedding, query_vector, about_user: bool = False
+    kbs, tables: tuple[Table, ...], query: str, embedding, query_vector, about: list[str]
 ) -> tuple[Fusion, dict]:
     """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
-    found. For one end user (``about_user``), a question about a subject also searches the words of its facts:
-    the user's own are about them; shared knowledge, about anyone, is not widened."""
+    found. For one end user, a question about a subject also searches ``about``, the words of its facts and the
+    names of the people it asks about (:func:`subject_words`)."""
     fusion, similarity = Fusion(), {}
     tsquery = text_query(query)
     with transaction.atomic():
@@ -159,7 +160,6 @@ def _direct(
             weight = FTS_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
             fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=weight, signal="fts")
         # A question about a subject ("tell me about the family") finds the words that state its facts ("sister").
-        about = concept_words(query) if about_user else []
         if about:
             ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats)
             for table in tables:

@@ -404,3 +404,20 @@ def test_ask_quotes_a_second_statement_that_scores_near_the_best(api, notes):
     say(api, "pets", "My dog Bolt is a beagle.", "The dog sleeps on our bed every night.", "I work in a bank.")
     answer = ask(api, "What's her dog like?")["answer"]
     assert "Bolt" in answer and "sleeps" in answer and "bank" not in answer
+
+
+def test_a_person_asked_about_by_relation_is_found_by_name(api, notes):
+    """ "What does his wife do?": the fact names her, not "wife" ("Priya is a dentist"); the user's fact naming her
+    relation gives her name, so the block holds what is said of her, and ask answers it."""
+    say(api, "s1", "My wife Priya and I just moved to Indiranagar.", "The traffic was bad on the way to the gym.")
+    say(api, "s2", "Priya is a dentist, she runs a clinic near the metro.", "Cricket on Sunday was rained off.")
+    block = context(api, "What does his wife do?")
+    assert "dentist" in block and "Cricket" not in block
+    assert "dentist" in ask(api, "What does his wife do?")["answer"]
+
+
+def test_a_partner_asked_about_is_found_by_the_name_of_an_earlier_title(api, notes):
+    """ "His wife" was "my fiancée Ama" when the user named her: the partner's titles are one relation."""
+    say(api, "s1", "My fiancée Ama and I booked the venue for June.", "The bus was late again today.")
+    say(api, "s2", "Ama has a red Mini Cooper she adores.", "Lovely weather for the match.")
+    assert "Mini Cooper" in context(api, "What does his wife drive?")
