@@ -70,12 +70,18 @@ def events_emit(*, bot_id: int, type: str, items: list[dict]) -> int:
         for endpoint in endpoints
         for event_id, body in events
     )
+    # bulk_create keeps the order: each endpoint's in the order of ``items``.
+    _queue_by_endpoint([(delivery.pk, delivery.endpoint_id) for delivery in deliveries])
+    return len(deliveries)
+
+
+def _queue_by_endpoint(rows: list[tuple[int, int]]) -> None:
+    """Queue one batch task per endpoint for ``rows`` (delivery id, endpoint id), each endpoint's in their order."""
     batches: dict[int, list[int]] = defaultdict(list)
-    for delivery in deliveries:  # bulk_create keeps the order: each endpoint's in the order of ``items``
-        batches[delivery.endpoint_id].append(delivery.pk)
+    for pk, endpoint_id in rows:
+        batches[endpoint_id].append(pk)
     for ids in batches.values():
         task_enqueue(BATCH_TASK, ids)
-    return len(deliveries)
 
 
 def _event(type: str, data: dict, now) -> tuple[str, str]:
@@ -273,12 +279,8 @@ def deliveries_due_queue() -> int:
     # Oldest first: each endpoint's are sent in the order their events happened, and the oldest are not left behind
     # the 1000 of a sweep.
     rows = list(due.order_by("created_at", "pk").values_list("pk", "endpoint_id")[:1000])
-    WebhookDelivery.objects.filter(pk__in=[pk for pk, _ in rows]).update(queued_at=now)
-    batches: dict[int, list[int]] = defaultdict(list)
-    for pk, endpoint_id in rows:
-        batches[endpoint_id].append(pk)
-    for ids in batches.values():
-        task_enqueue(BATCH_TASK, ids)
+    _mark_queued([pk for pk, _ in rows])
+    _queue_by_endpoint(rows)
     return len(rows)
 
 

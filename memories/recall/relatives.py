@@ -34,7 +34,7 @@ def subject_words(query: str, end_user_id: int | None) -> list[str]:
     own facts are about them; shared knowledge, about anyone, is not widened (no end user: none)."""
     if end_user_id is None:
         return []
-    return concept_words(query) + [name for name in relatives_named(query, end_user_id) if name]
+    return concept_words(query) + relatives_named(query, end_user_id)
 
 
 def relatives_named(query: str, end_user_id: int | None) -> list[str]:
