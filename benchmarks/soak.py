@@ -6,7 +6,8 @@ Two bots, each with an always-on KB that records its chats, and each served by t
 streams through the chat proxy, document uploads) and two end users' own apps (a key of one end user). The
 product runs in LLM mode against :mod:`benchmarks.soak_llm`, which fails for ``FAIL_SECONDS`` of every
 ``FAIL_PERIOD`` (500, then 429, then answers later than the callers' time-outs); every ``KILL_EVERY`` seconds a
-job worker is killed with SIGKILL (one running a job if there is one; django-q's sentinel starts another).
+job worker is killed with SIGKILL, in turn one running a job and one idle where there is one of each (the OOM killer
+picks either; django-q's sentinel starts another).
 
 On the embedded PostgreSQL the product is started as the other benchmarks start it (:class:`harness.Product`:
 the ASGI web tier, one worker cluster); with ``--external`` on a fresh Debian PostgreSQL with two worker clusters,
@@ -244,7 +245,8 @@ class Chaos(threading.Thread):
 
     def kill_worker(self, t: float) -> None:
         busy, idle = worker_pids(self.stack)
-        pid = random.choice(busy or idle) if busy or idle else None
+        first, second = (busy, idle) if len(self.kills) % 2 == 0 else (idle, busy)  # busy and idle in turn
+        pid = random.choice(first or second) if busy or idle else None
         if pid is None:
             print(f"  t={t:.0f}s no worker process to kill", flush=True)
             return

@@ -16,6 +16,10 @@ own SIGTERM or its group's), and the sentinel stops within WORKER_STOP_SECONDS:
   retried by the jobs' healing (kbsite.jobs: its worker process is gone). A worker dies of SIGTERM as in django-q
   (which terminates one stuck past its time limit), so one signalled with its group is cut off at once, the same;
 - the monitor then saves and acknowledges what the workers finished, for MONITOR_SECONDS at most.
+
+A process of the cluster killed with SIGKILL (an idle worker, a busy one, the pusher, the monitor) leaves the cluster
+working: its queues are kbsite.queues', whose locks the sentinel takes back from the dead, and the guard asks whether
+a worker lives before it takes the worker's timer lock (which the dead worker may hold).
 """
 
 from __future__ import annotations
@@ -24,14 +28,18 @@ import logging
 import queue
 import signal
 import time
+from multiprocessing import RawValue
 
 from django.conf import settings
 from django.db import DatabaseError
 from django.dispatch import receiver
 from django.utils import timezone
 from django_q import cluster
+from django_q.conf import Conf
 from django_q.signals import post_spawn
 from django_q.status import Stat
+
+from kbsite.queues import Queue
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +47,58 @@ MONITOR_SECONDS = 2  # after the workers, for the monitor to save what they fini
 
 
 class Sentinel(cluster.Sentinel):
-    """django-q's sentinel of a cluster's processes, deaf to SIGTERM, stopping within WORKER_STOP_SECONDS."""
+    """django-q's sentinel of a cluster's processes, deaf to SIGTERM, stopping within WORKER_STOP_SECONDS, and
+    surviving any of its processes killed."""
+
+    def __init__(self, stop_event, start_event, cluster_id, broker=None, timeout=None, start: bool = True) -> None:
+        super().__init__(stop_event, start_event, cluster_id, broker, timeout, start=False)
+        self.task_queue = Queue(maxsize=Conf.QUEUE_LIMIT or 0)
+        self.result_queue = Queue()
+        if start:
+            self.start()
+
+    def guard(self) -> None:
+        """django-q's guard loop, asking whether a worker lives before taking its timer lock: a worker killed while
+        it held that lock would have stopped the guard for ever."""
+        logger.info("%s guarding cluster %s", cluster.current_process().name, cluster.humanize(self.cluster_id.hex))
+        self.start_event.set()
+        Stat(self).save()
+        counter, cycle = 0.0, Conf.GUARD_CYCLE
+        while True:
+            for process in list(self.pool):
+                if not process.is_alive():
+                    self.reincarnate(process)
+                    continue
+                with process.timer.get_lock():
+                    if process.timer.value == 0:  # past its time limit: django-q terminates it
+                        self.reincarnate(process)
+                    elif process.timer.value > 0:
+                        process.timer.value -= cycle
+            for process in (self.monitor, self.pusher):
+                if not process.is_alive():
+                    self.reincarnate(process)
+            counter += cycle
+            if counter >= 30 and Conf.SCHEDULER:
+                counter = 0
+                cluster.scheduler(broker=self.broker)
+            Stat(self).save()
+            if self.stop_event.wait(cycle):
+                break
+        self.stop()
+
+    def reincarnate(self, process) -> None:
+        """A new process for one that died or overran, once the locks a dead one held are taken back."""
+        if not process.is_alive():
+            held = [
+                f"{name} {lock}"
+                for name, shared in (("task queue", self.task_queue), ("result queue", self.result_queue))
+                for lock in shared.release_held_by(process.pid)
+            ]
+            if held:
+                logger.warning("released the %s lock(s) held by dead process %s", ", ".join(held), process.pid)
+            if getattr(process, "timer", None) is not None:  # django-q reads it; the dead worker may hold its lock
+                process.timer = RawValue("f", process.timer.get_obj().value)
+        super().reincarnate(process)
 
     def start(self) -> None:
         # Before the pusher and the monitor are forked: they inherit it (workers restore it, see below).

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
+import psutil
 import pytest
+from django.utils import timezone
+from django_q.models import Task
 
 from kbsite.jobs import job_retry
 from kbsite.models import JobRun
@@ -48,6 +52,11 @@ def test_workers_ingest_and_consolidate_on_their_own(api, kb, qcluster):
     run = JobRun.objects.get(kind="consolidate", status="succeeded")
     assert run.target == "scheduled" and run.mode == "heuristic"
     assert set(JobRun.objects.exclude(kind="consolidate").values_list("status", flat=True)) == {"succeeded"}
+
+
+def _log(cluster) -> str:
+    cluster.log.seek(0)
+    return cluster.log.read()
 
 
 def _running_extraction(timeout: float) -> JobRun:
@@ -183,3 +192,43 @@ def test_after_kill_9_of_the_whole_cluster_a_restart_takes_the_work_up_within_a_
     assert run.status == "retried" and "worker process stopped" in run.error
     assert list(Memory.objects.values_list("text", flat=True)) == ["Nora is learning the cello."]
     assert not Session.objects.filter(claimed_by__isnull=False).exists()
+
+
+def _worker_pids(cluster) -> list[int]:
+    """The pids of the cluster's job workers, from django-q's "ready for work at <pid>" lines in its log."""
+    return [int(pid) for pid in re.findall(r"ready for work at (\d+)", _log(cluster))]
+
+
+def test_every_idle_worker_killed_leaves_a_cluster_that_extracts_turns_posted_afterwards(api, kb, qcluster):
+    """kill -9 of every idle job worker (the OOM killer picks one, and an idle worker waits inside the task queue's
+    read): the cluster starts new workers, and turns posted afterwards are extracted within a minute. In django-q's
+    own queue a worker dies holding the queue's read lock, and the new workers wait on it for ever."""
+    wait_for(lambda: _log(qcluster).count("kbsite worker warm") == 2, 120, "both workers to be warm")
+    time.sleep(1)  # both idle inside the task queue's get()
+    for pid in _worker_pids(qcluster):
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: len(_worker_pids(qcluster)) == 4, 60, "the cluster to start two new workers")
+    _post_two_turns(api)
+    wait_for(lambda: Memory.objects.filter(source="chat").count() == 2, 60, "the turns to be extracted")
+
+
+def _helpers(cluster) -> list[int]:
+    """The pids of the cluster's pusher and monitor: the sentinel's children that are not job workers."""
+    workers = set(_worker_pids(cluster))
+    (sentinel,) = psutil.Process(cluster.process.pid).children()
+    return [child.pid for child in sentinel.children() if child.pid not in workers]
+
+
+def test_the_pusher_and_the_monitor_killed_leave_a_cluster_that_runs_and_records_tasks(api, kb, qcluster):
+    """kill -9 of the pusher (which writes the task queue) and the monitor (which reads the result queue): the cluster
+    starts both again, turns posted afterwards are extracted, and their tasks are recorded as done."""
+    wait_for(lambda: _log(qcluster).count("kbsite worker warm") == 2, 120, "both workers to be warm")
+    killed = _helpers(qcluster)
+    assert len(killed) == 2
+    killed_at = timezone.now()
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: _log(qcluster).count("reincarnated") == 2, 30, "a new pusher and monitor")
+    _post_two_turns(api)
+    wait_for(lambda: Memory.objects.filter(source="chat").count() == 2, 60, "the turns to be extracted")
+    wait_for(lambda: Task.objects.filter(started__gt=killed_at).exists(), 30, "a task run since to be recorded")
