@@ -25,6 +25,7 @@ a worker lives before it takes the worker's timer lock (which the dead worker ma
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import queue
 import signal
 import time
@@ -39,7 +40,7 @@ from django_q.conf import Conf
 from django_q.signals import post_spawn
 from django_q.status import Stat
 
-from kbsite.queues import Queue
+from kbsite.queues import HeldTasks, Queue
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +53,9 @@ class Sentinel(cluster.Sentinel):
 
     def __init__(self, stop_event, start_event, cluster_id, broker=None, timeout=None, start: bool = True) -> None:
         super().__init__(stop_event, start_event, cluster_id, broker, timeout, start=False)
-        self.task_queue = Queue(maxsize=Conf.QUEUE_LIMIT or 0)
-        self.result_queue = Queue()
+        self.held = HeldTasks(multiprocessing.get_context("fork"))
+        self.task_queue = Queue(maxsize=Conf.QUEUE_LIMIT or 0, held=self.held, holds=True)
+        self.result_queue = Queue(held=self.held)
         if start:
             self.start()
 
@@ -87,18 +89,24 @@ class Sentinel(cluster.Sentinel):
         self.stop()
 
     def reincarnate(self, process) -> None:
-        """A new process for one that died or overran, once the locks a dead one held are taken back."""
+        """A new process for one that died or overran, once what a dead one held is taken back."""
         if not process.is_alive():
-            held = [
-                f"{name} {lock}"
-                for name, shared in (("task queue", self.task_queue), ("result queue", self.result_queue))
-                for lock in shared.release_held_by(process.pid)
-            ]
-            if held:
-                logger.warning("released the %s lock(s) held by dead process %s", ", ".join(held), process.pid)
-            if getattr(process, "timer", None) is not None:  # django-q reads it; the dead worker may hold its lock
-                process.timer = RawValue("f", process.timer.get_obj().value)
+            self.bury(process)
         super().reincarnate(process)
+
+    def bury(self, process) -> None:
+        """Take back what the dead ``process`` held: the queues' locks, and the task it had taken but not started
+        (a task it was running is the jobs' healing's: its run fails with the reason and is retried)."""
+        shared = (("task queue", self.task_queue), ("result queue", self.result_queue), ("held tasks'", self.held))
+        held = [f"{name} {lock}" for name, place in shared for lock in place.release_held_by(process.pid)]
+        if held:
+            logger.warning("released the %s lock(s) held by dead process %s", ", ".join(held), process.pid)
+        ack_id = self.held.pop(process.pid)
+        timer = getattr(process, "timer", None)
+        if timer is not None:  # django-q reads it; the dead worker may have held its lock
+            process.timer = RawValue("f", timer.get_obj().value)
+            if ack_id is not None and process.timer.value == -1:  # idle: taken, not started
+                self._hand_back([{"ack_id": ack_id}])
 
     def start(self) -> None:
         # Before the pusher and the monitor are forked: they inherit it (workers restore it, see below).

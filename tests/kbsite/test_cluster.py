@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import subprocess
 import time
+import uuid
 
 import pytest
 from django.utils import timezone
 from django_q.models import OrmQ, Task
 from django_q.tasks import async_task
 
+from kbsite.cluster import Sentinel
 from tests.conftest import wait_for
 
-pytestmark = pytest.mark.e2e
+FORK = multiprocessing.get_context("fork")
 
 GRACE = 3
 
@@ -24,6 +27,7 @@ def _log(cluster) -> str:
     return cluster.log.read()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("qcluster_env", [{"WORKER_STOP_SECONDS": str(GRACE)}])
 @pytest.mark.parametrize("to_group", [False, True], ids=["to-the-cluster", "to-its-process-group"])
 def test_a_cluster_busy_with_long_tasks_stops_within_its_grace_and_gives_them_back(qcluster, to_group):
@@ -49,3 +53,31 @@ def test_a_cluster_busy_with_long_tasks_stops_within_its_grace_and_gives_them_ba
     assert OrmQ.objects.count() == 4
     assert OrmQ.objects.filter(lock__lte=timezone.now()).count() == 2  # the two never started: queued again
     assert not Task.objects.filter(func="time.sleep").exists()
+
+
+def _dead_worker(timer: float):
+    """A cluster worker process that has died, its timer as django-q left it (-1 idle, > 0 running a task)."""
+    process = FORK.Process(target=int, daemon=True)
+    process.start()
+    process.join()
+    process.timer = multiprocessing.Value("f", timer)
+    return process
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_taken_by_a_worker_killed_before_it_started_it_is_queued_again_at_once():
+    """A worker killed after it took a task from the cluster's queue and before it began it (idle, as django-q
+    counts it): the sentinel hands the task back to the broker now, not after Q_CLUSTER's retry; a task a worker
+    was running stays with the jobs' healing, and a finished one is not handed back."""
+    sentinel = Sentinel(multiprocessing.Event(), multiprocessing.Event(), uuid.uuid4(), start=False)
+    for _ in range(3):
+        async_task("time.sleep", 0)
+    taken = [task for _ in range(3) for task in sentinel.broker.dequeue()]
+    assert len(taken) == 3 and not OrmQ.objects.filter(lock__lte=timezone.now()).exists()
+    idle, busy, done = _dead_worker(-1), _dead_worker(30), _dead_worker(-1)
+    for process, (ack_id, _) in zip((idle, busy, done), taken, strict=True):
+        sentinel.held.hold(process.pid, ack_id)
+    sentinel.held.pop(done.pid)  # it put its result
+    for process in (idle, busy, done):
+        sentinel.bury(process)
+    assert list(OrmQ.objects.filter(lock__lte=timezone.now()).values_list("pk", flat=True)) == [taken[0][0]]

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from kbsite.queues import Queue
+from kbsite.queues import HeldTasks, Queue
 
 FORK = multiprocessing.get_context("fork")
 
@@ -75,3 +75,19 @@ def test_two_readers_share_the_messages_without_loss():
     assert sorted(results.get(timeout=5) for _ in range(200)) == list(range(200))
     for reader in readers:
         reader.join(5)
+
+
+def test_the_task_queue_records_the_task_a_reader_holds_until_it_puts_its_result():
+    """A reader taking a task (a broker ack id) holds it until it puts the task's result on the result queue; pop
+    tells the task of a process, once."""
+    held = HeldTasks(FORK)
+    tasks, results = Queue(maxsize=4, held=held, holds=True), Queue(held=held)
+    tasks.put({"ack_id": 41, "func": "f"})
+    tasks.put("STOP")
+    task = tasks.get(timeout=5)
+    assert tasks.get(timeout=5) == "STOP"
+    assert held.pop(os.getpid()) == 41 and held.pop(os.getpid()) is None
+    tasks.put({"ack_id": 42})
+    results.put(tasks.get(timeout=5))
+    assert held.pop(os.getpid()) is None
+    assert task["func"] == "f" and results.get(timeout=5) == {"ack_id": 42}
