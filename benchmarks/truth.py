@@ -8,42 +8,43 @@ database, offline: no LLM) with one always-on KB. Each phase posts every user's 
 schedule would have done between two chats), then the next phase. Then, for each question, as the bot would:
 ``GET /api/v1/context/?query=…&user_id=…`` (the block) and ``POST /api/v1/kbs/{kb}/ask/`` (the answer).
 
-The figures (targets of the issue in brackets):
+Each user's history is padded with everyday chat of our own (``truth_filler.json``, see
+:mod:`benchmarks.truth_cases`) until the user has said 6,000 characters, more than the 4,000-character block holds,
+so that the block must choose; ``--no-padding`` asks the cases as written.
 
-- the block holds the needed fact: any of the question's ``expect`` in its text [>= 0.90];
-- the block presents a replaced value as current (a question's ``stale``) [0 questions]; the same of ask's answer;
-- ask's answer names the needed fact [>= 0.80].
+The figures (targets of the issue in brackets), scored by :mod:`benchmarks.truth_score`:
 
-Matching is case-insensitive on whole words ("cat" is not in "category"). A replaced value is **presented as
-current** when it appears in a unit of the text (a line of the block; a line or sentence of the answer) that has
-no history wording (``HISTORY``: "earlier", "until", "previously", "no longer", "moved from", "sold", "gave up",
-"cancelled", …).
-So "- [memory 3] (2024-01-14) Maya: I live in Porto" presents Porto as current; "Maya lived in Porto earlier, until
-2024-07-14" and "Maya moved from Porto to Berlin" do not. A dated line alone is not history wording.
+- the block holds the needed fact: any of the question's ``expect`` on a line the product does not mark earlier
+  [>= 0.90];
+- the block presents a replaced value as current (a question's ``stale`` on a line not marked earlier, with no
+  newer dated line of the fact beside it) [0 questions]; the same of ask's answer, by sentence;
+- the block holds only the replaced value (of the questions about a change);
+- ask's answer names the needed fact [>= 0.80]; ask answers with something else (not the fact, and not "I don't
+  know") [0].
 
 Both modes run by default, one after the other; ``--mode offline`` or ``--mode llm`` (or BENCH_MODES) runs one.
-``llm`` runs the same with a scripted LLM (``ScriptedLLM``, a local
-OpenAI-compatible server) in place of a model: extraction answers with the facts the case file gives each turn (what
-a good model would write, third person), superseding the earlier fact a new one names when that fact is among the
-live facts the product shows it (a model cannot name what it is not shown); consolidation writes no insight; ask is
-answered by a reader that repeats, in the order given, up to three of the memories it is given that hold an
-expected or a replaced value (it knows the answer key, so it names the fact exactly when recall gave it the fact,
-and it repeats a replaced value when one is given to it without history wording: it is no judge of which of two
-values is current).
+``llm`` is an **oracle replay**, not a model: a scripted server (``ScriptedLLM``, OpenAI-compatible) answers the
+extraction prompt with the facts the case file gives each turn (what a good model would write, third person),
+superseding the earlier fact a new one names when that fact is among the live facts the product shows it (a model
+cannot name what it is not shown); consolidation writes no insight; ask is answered by a reader that repeats, in the
+order given, up to three of the memories it is given that hold an expected or a replaced value. It knows the answer
+key: it shows what recall gives a perfect extractor and reader, not what a model would make of the chat.
 
     python -m benchmarks truth                       # both modes
     python -m benchmarks.truth --mode offline        # offline only, as `make run`
-    BENCH_MODES=llm python -m benchmarks truth       # the scripted LLM only
-    python -m benchmarks truth --cases heldout       # the held-out cases (truth_cases_heldout.json)
+    BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
+    python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
 
-``--cases heldout|fresh|unseen|novel`` (or ``--cases PATH``) asks other cases, each written afresh by someone who
-had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
+``--cases heldout|fresh|unseen|novel|sealed`` (or ``--cases PATH``) asks other cases, each written afresh by
+someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
 ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
 ``truth_cases_novel.json`` (12 end users, 79 questions), written after that, was measured unread first (offline
 0.937 / 29 / 0.671); since, its summary figures helped choose ask's ``SECOND_RATIO`` and its LLM mode's two failures
-were read, so it measures chats the product has not seen only as far as its offline reading of changes goes. A set
-read for tuning measures only what was tuned on it.
+were read, so it measures chats the product has not seen only as far as its offline reading of changes goes. All
+five are in-sample now. ``truth_cases_sealed.json`` was written for issue 41 before its work began, by a helper who
+read neither the code nor the other sets; it is sealed (the benchmark prints its figures only) and no one of the team
+reads it. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
@@ -63,79 +64,11 @@ from pathlib import Path
 import requests
 
 from benchmarks import harness
+from benchmarks.truth_cases import CASE_FILES, load, padded, sealed, user_chars
+from benchmarks.truth_score import holds, stale_units
 
-CASES = Path(__file__).with_name("truth_cases.json")
-CASE_FILES = {
-    "default": CASES,
-    "heldout": Path(__file__).with_name("truth_cases_heldout.json"),
-    "fresh": Path(__file__).with_name("truth_cases_fresh.json"),
-    "unseen": Path(__file__).with_name("truth_cases_unseen.json"),
-    "novel": Path(__file__).with_name("truth_cases_novel.json"),
-}
 KB = "truth"
 TARGETS = {"block": 0.90, "ask": 0.80}
-# Wording that shows a value as past, not current (see the module's docstring).
-HISTORY = re.compile(
-    r"\b(?:earlier|until|previously|formerly|former|used to|no longer|not any ?more|any ?more|"
-    r"(?:moved|relocated|switched|changed) (?:away )?from|instead of|left|quit|quitting|sold|selling|"
-    r"(?:gave|giving) up|stopped|cancell?(?:ed|ing)|postpon(?:ed|ing)|died|passed away)\b",
-    re.I,
-)
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
-
-
-# --- The cases and the rule -------------------------------------------------------------------------------------
-
-
-def load(path: Path = CASES) -> dict:
-    """The case file, checked: every question's user exists, every ``supersedes`` names an earlier fact of the same
-    user, and a turn that carries facts says something no other such turn says (the replay finds facts by text)."""
-    data = json.loads(path.read_text())
-    users = {u["user_id"]: u for u in data["users"]}
-    texts: set[str] = set()
-    for user in data["users"]:
-        seen: set[str] = set()
-        dates = [s["date"] for s in user["sessions"]]
-        assert dates == sorted(dates), f"{user['user_id']}: sessions out of order"
-        for session in user["sessions"]:
-            for turn in session["turns"]:
-                if turn.get("facts"):
-                    assert turn["text"] not in texts, f"two turns with facts say {turn['text']!r}"
-                    texts.add(turn["text"])
-                for fact in turn.get("facts", []):
-                    old = fact.get("supersedes")
-                    assert old is None or old in seen, f"{fact['id']} supersedes {old}, not an earlier fact"
-                    assert fact["id"] not in seen, f"fact id {fact['id']} twice"
-                    seen.add(fact["id"])
-    for question in data["questions"]:
-        assert question["user_id"] in users, question
-        assert question["expect"], question
-    return data
-
-
-def _mentions(text: str, phrase: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.I) is not None
-
-
-def holds(text: str, expect: list[str]) -> bool:
-    """Whether ``text`` holds the needed fact: any of ``expect``."""
-    return any(_mentions(text, phrase) for phrase in expect)
-
-
-def units(text: str, *, sentences: bool) -> list[str]:
-    """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return [s for line in lines for s in SENTENCE.split(line)] if sentences else lines
-
-
-def stale_units(text: str, stale: list[str], *, sentences: bool = False) -> list[str]:
-    """The units of ``text`` that present a replaced value as current: they name one of ``stale`` and have no
-    history wording."""
-    return [
-        unit
-        for unit in units(text, sentences=sentences)
-        if any(_mentions(unit, phrase) for phrase in stale) and not HISTORY.search(unit)
-    ]
 
 
 # --- The scripted LLM (``--mode llm``) --------------------------------------------------------------------------
@@ -269,7 +202,7 @@ class ScriptedLLM:
         picked: list[tuple[str, str]] = []
         for line in user.splitlines():
             match = _GIVEN.match(line.strip())
-            if match and holds(match["text"], wanted) and len(picked) < 3:
+            if match and holds(match["text"], wanted, history=True) and len(picked) < 3:
                 picked.append((match["id"], match["text"]))
         if not picked:
             return {"answer": "I do not know.", "citations": []}
@@ -367,17 +300,18 @@ def _ask_all(url: str, headers: dict, cases: dict, replay: ScriptedLLM | None) -
         )
         assert response.status_code == 200, response.text
         answer = response.json()
-        stale = question.get("stale", [])
+        stale, expect = question.get("stale", []), question["expect"]
+        history = "history" in question.get("tags", [])
         outcomes.append(
             Outcome(
                 question=question,
                 block=block,
                 answer=answer["answer"],
                 ask_mode=answer["mode"],
-                block_holds=holds(block, question["expect"]),
-                block_stale=stale_units(block, stale),
-                ask_holds=holds(answer["answer"], question["expect"]),
-                ask_stale=stale_units(answer["answer"], stale, sentences=True),
+                block_holds=holds(block, expect, history=history),
+                block_stale=stale_units(block, stale, expect),
+                ask_holds=holds(answer["answer"], expect, history=history, sentences=True),
+                ask_stale=stale_units(answer["answer"], stale, expect, sentences=True),
             )
         )
     return outcomes
@@ -388,6 +322,9 @@ def _trim(text: str, width: int = 150) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+DONT_KNOW = re.compile(r"don't remember|do not know|don't know", re.I)
+
+
 def _causes(outcome: Outcome) -> list[str]:
     causes = []
     entries = [line for line in outcome.block.splitlines() if line.startswith("- [")]
@@ -396,28 +333,43 @@ def _causes(outcome: Outcome) -> list[str]:
     if outcome.block_stale:
         causes.append("block: replaced value shown as current")
     if not outcome.ask_holds:
-        dont_know = re.search(r"don't remember|do not know|don't know", outcome.answer, re.I)
-        causes.append("ask: says it does not know" if dont_know else "ask: answers without the fact")
+        knows = DONT_KNOW.search(outcome.answer) is None
+        causes.append("ask: answers without the fact" if knows else "ask: says it does not know")
     if outcome.ask_stale:
         causes.append("ask: replaced value given as current")
     return causes
 
 
-def report(outcomes: list[Outcome], mode: str) -> dict:
+def figures_of(outcomes: list[Outcome]) -> dict:
+    """The figures of one run: shares of questions, and counts of questions."""
     count = len(outcomes)
-    with_stale = [o for o in outcomes if o.question.get("stale")]
-    figures = {
+    changed = [o for o in outcomes if o.question.get("stale")]
+    return {
         "questions": count,
+        "changed": len(changed),
         "block_holds": sum(o.block_holds for o in outcomes) / count,
         "block_stale": sum(bool(o.block_stale) for o in outcomes),
+        "block_only_old": sum(bool(o.block_stale) and not o.block_holds for o in changed),
         "ask_holds": sum(o.ask_holds for o in outcomes) / count,
         "ask_stale": sum(bool(o.ask_stale) for o in outcomes),
+        "ask_without_fact": sum(not o.ask_holds and not DONT_KNOW.search(o.answer) for o in outcomes),
     }
-    print(f"\n{count} questions ({len(with_stale)} about a value replaced since), mode: {mode}")
+
+
+MODE_LABELS = {"offline": "offline", "llm": "oracle replay (the case's own facts; a reader that knows the answer key)"}
+
+
+def report(outcomes: list[Outcome], mode: str, *, quiet: bool = False) -> dict:
+    """Print the figures, and unless ``quiet`` (a sealed set) each failing question with its block and answer."""
+    figures = figures_of(outcomes)
+    print(f"\n{figures['questions']} questions ({figures['changed']} about a value replaced since)")
+    print(f"  mode: {MODE_LABELS[mode]}")
     print(f"  block holds the needed fact             {figures['block_holds']:.3f}   (target >= {TARGETS['block']})")
     print(f"  block presents a replaced value as current {figures['block_stale']:>3}   (target 0)")
+    print(f"  block holds only the replaced value        {figures['block_only_old']:>3}   (of {figures['changed']})")
     print(f"  ask names the needed fact               {figures['ask_holds']:.3f}   (target >= {TARGETS['ask']})")
     print(f"  ask presents a replaced value as current   {figures['ask_stale']:>3}   (target 0)")
+    print(f"  ask answers with something else           {figures['ask_without_fact']:>3}   (target 0: small talk)")
     tags = sorted({t for o in outcomes for t in o.question.get("tags", [])})
     for tag in tags:
         some = [o for o in outcomes if tag in o.question.get("tags", [])]
@@ -431,24 +383,31 @@ def report(outcomes: list[Outcome], mode: str) -> dict:
     print(f"\n{len(failing)} failing questions; causes:")
     for cause, n in causes.most_common():
         print(f"  {n:>3}  {cause}")
+    if quiet:
+        print("(a sealed set: its questions, blocks and answers are not printed)")
+        return figures
     for o in failing:
-        q = o.question
-        print(f"\n- {q['user_id']}: {q['question']!r}  [{', '.join(q.get('tags', []))}]")
-        print(f"    expect {q['expect']}" + (f", replaced {q['stale']}" if q.get("stale") else ""))
-        print(f"    why: {'; '.join(_causes(o))}")
-        entries = [line for line in o.block.splitlines() if line.startswith("- [")]
-        if not entries:
-            print("    block: (empty)" if not o.block else f"    block: {_trim(o.block)}")
-        else:
-            marked = [
-                ("!" if line in o.block_stale else "+" if holds(line, q["expect"]) else " ", line) for line in entries
-            ]
-            shown = [m for m in marked if m[0] != " "] + [m for m in marked if m[0] == " "][:3]
-            print(f"    block: {len(entries)} entries ({'+' if o.block_holds else 'no +'}: the fact, !: stale)")
-            for mark, line in shown:
-                print(f"      {mark} {_trim(line)}")
-        print(f"    ask ({o.ask_mode}): {_trim(o.answer, 200)}")
+        _print_failing(o)
     return figures
+
+
+def _print_failing(o: Outcome) -> None:
+    q = o.question
+    print(f"\n- {q['user_id']}: {q['question']!r}  [{', '.join(q.get('tags', []))}]")
+    print(f"    expect {q['expect']}" + (f", replaced {q['stale']}" if q.get("stale") else ""))
+    print(f"    why: {'; '.join(_causes(o))}")
+    entries = [line for line in o.block.splitlines() if line.startswith("- [")]
+    if not entries:
+        print("    block: (empty)" if not o.block else f"    block: {_trim(o.block)}")
+    else:
+        marked = [
+            ("!" if line in o.block_stale else "+" if holds(line, q["expect"]) else " ", line) for line in entries
+        ]
+        shown = [m for m in marked if m[0] != " "] + [m for m in marked if m[0] == " "][:3]
+        print(f"    block: {len(entries)} entries ({'+' if o.block_holds else 'no +'}: the fact, !: stale)")
+        for mark, line in shown:
+            print(f"      {mark} {_trim(line)}")
+    print(f"    ask ({o.ask_mode}): {_trim(o.answer, 200)}")
 
 
 MODES = ("offline", "llm")
@@ -482,10 +441,18 @@ def cases_wanted(argv: list[str]) -> Path:
 
 def run(modes: list[str] | None = None, cases_path: Path | None = None) -> dict[str, dict]:
     """Each mode in turn on the same fresh benchmark database (``kbsite_truth``); returns each mode's figures."""
-    modes = modes or modes_wanted(sys.argv[1:])
-    cases_path = cases_path or cases_wanted(sys.argv[1:])
+    argv = sys.argv[1:]
+    modes = modes or modes_wanted(argv)
+    cases_path = cases_path or cases_wanted(argv)
     cases = load(cases_path)
-    print(f"cases: {cases_path.name}", flush=True)
+    if "--no-padding" not in argv:
+        cases = padded(cases)
+    said = sorted(user_chars(u) for u in cases["users"])
+    print(
+        f"cases: {cases_path.name}{' (sealed)' if sealed(cases) else ''}; each user said {said[0]}-{said[-1]} "
+        f"characters{'' if '--no-padding' in argv else ', everyday chat included'}",
+        flush=True,
+    )
     env = harness.configure("kbsite_truth")
     results = {mode: run_mode(cases, env, mode) for mode in modes}
     if len(results) > 1:
@@ -494,13 +461,16 @@ def run(modes: list[str] | None = None, cases_path: Path | None = None) -> dict[
         for name, label in (
             ("block_holds", "block holds the needed fact (>= 0.90)"),
             ("block_stale", "block: replaced value as current (0)"),
+            ("block_only_old", "block: only the replaced value"),
             ("ask_holds", "ask names the needed fact (>= 0.80)"),
             ("ask_stale", "ask: replaced value as current (0)"),
+            ("ask_without_fact", "ask: something else, not the fact"),
         ):
             cells = "".join(
                 f"{r[name]:>10.3f}" if isinstance(r[name], float) else f"{r[name]:>10}" for r in results.values()
             )
             print(f"  {label:<44}{cells}")
+        print("  (llm: oracle replay of the case's own facts, not a model)")
     return results
 
 
@@ -537,7 +507,7 @@ def run_mode(cases: dict, env: dict, mode: str) -> dict:
         outcomes = _ask_all(product.url, headers, cases, replay)
         if replay:
             print(f"scripted LLM calls: {dict(replay.calls)}")
-        return report(outcomes, mode)
+        return report(outcomes, mode, quiet=sealed(cases))
     finally:
         product.stop()
         if replay:

@@ -1,0 +1,78 @@
+"""The truth benchmark's scorer: whether a context block or an answer holds the needed fact, and whether it presents a
+replaced value as current.
+
+A text is judged in units: the block's lines (its entries), and an answer's sentences too. Matching is
+case-insensitive on whole words ("cat" is not in "category").
+
+- A unit is **marked earlier** when the product says so in it: its "(earlier…)" marker (the block's
+  "(earlier, until 2024-07-14) …", the LLM prompt's "(earlier, no longer true) …"). Wording of the chat itself
+  ("until", "sold", "moved from") is not a mark: the reader of the block cannot tell a quoted "I left Leeds in 2019"
+  from a current fact.
+- The text **holds the fact** when a unit not marked earlier names any of ``expect``. A question tagged ``history``
+  asks about the past, and a unit marked earlier holds its fact as well.
+- A unit **presents a replaced value as current** when it names one of ``stale``, is not marked earlier, names no
+  ``expect`` value itself (it then shows the change: "swapped the Golf for a Tesla"), and no unit of the text that
+  holds the fact is dated later than it. A unit's date is the first ISO date it shows ("(2024-07-14) …",
+  "On 2024-07-14: …"); a unit without one is never outdated by another.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+EARLIER = re.compile(r"\(earlier\b", re.I)
+SENTENCE = re.compile(r"(?<=[.!?])\s+")
+DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def mentions(text: str, phrase: str) -> bool:
+    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.I) is not None
+
+
+def names_any(text: str, phrases: list[str]) -> bool:
+    return any(mentions(text, phrase) for phrase in phrases)
+
+
+def units(text: str, *, sentences: bool) -> list[str]:
+    """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return [s for line in lines for s in SENTENCE.split(line)] if sentences else lines
+
+
+def marked_earlier(unit: str) -> bool:
+    return EARLIER.search(unit) is not None
+
+
+def dated(unit: str) -> date | None:
+    if match := DATE.search(unit):
+        try:
+            return date(*map(int, match.groups()))
+        except ValueError:
+            return None
+    return None
+
+
+def holds(text: str, expect: list[str], *, history: bool = False, sentences: bool = False) -> bool:
+    """Whether ``text`` holds the needed fact: a unit not marked earlier (any unit, asked about the past) names one
+    of ``expect``."""
+    return any(
+        names_any(unit, expect) and (history or not marked_earlier(unit)) for unit in units(text, sentences=sentences)
+    )
+
+
+def stale_units(text: str, stale: list[str], expect: list[str], *, sentences: bool = False) -> list[str]:
+    """The units of ``text`` that present one of ``stale`` as current (see the module's docstring)."""
+    if not stale:
+        return []
+    all_units = units(text, sentences=sentences)
+    current = [dated(u) for u in all_units if names_any(u, expect) and not marked_earlier(u)]
+    found = []
+    for unit in all_units:
+        if not names_any(unit, stale) or marked_earlier(unit) or names_any(unit, expect):
+            continue
+        when = dated(unit)
+        if when is not None and any(later is not None and later > when for later in current):
+            continue  # a newer statement of the fact sits beside it, dated: the reader sees which is current
+        found.append(unit)
+    return found

@@ -1,0 +1,54 @@
+"""The truth benchmark's scorer (benchmarks/truth_score.py): what counts as holding a fact, and as a replaced value
+presented as current."""
+
+from __future__ import annotations
+
+from benchmarks.truth_score import holds, stale_units
+
+BLOCK = """## Memory
+- [memory 3] (earlier, until 2025-03-02) Rosa: I rent a flat in Leeds with two friends.
+- [memory 9] (2025-03-02) Rosa: Finally got the keys to our place in Glasgow!
+- [memory 4] (2024-11-20) Rosa: Leeds is freezing today."""
+
+
+def test_a_fact_on_a_line_marked_earlier_is_not_held():
+    """Only an unmarked line holds a fact: a block whose one line naming the value says it held until then does not
+    hold it as current (the old scorer counted any line)."""
+    block = "- [memory 3] (earlier, until 2025-03-02) Rosa: I rent a flat in Leeds."
+    assert not holds(block, ["Leeds"])
+    assert holds(block, ["Leeds"], history=True)
+    assert holds(BLOCK, ["Glasgow"])
+
+
+def test_history_wording_of_the_chat_does_not_exempt_a_line():
+    """A chat's own words ('until', 'sold', 'left') are no mark: the line still presents the value as current.
+    The old scorer let any history word anywhere on a line exempt it."""
+    block = "- [memory 5] (2024-01-10) Omar: I drive a Golf until the lease ends in spring."
+    assert stale_units(block, ["Golf"], ["Tesla"]) == [block]
+
+
+def test_a_replaced_value_beside_a_later_dated_statement_of_the_fact_is_not_stale():
+    """An unmarked old value is outdated by a newer dated line holding the fact; an undated or older one is not."""
+    assert stale_units(BLOCK, ["Leeds"], ["Glasgow"]) == []
+    older_new = "- (2024-01-01) Rosa: Glasgow is lovely.\n- (2024-06-01) Rosa: I live in Leeds."
+    assert stale_units(older_new, ["Leeds"], ["Glasgow"]) == ["- (2024-06-01) Rosa: I live in Leeds."]
+    undated = "- Rosa: I live in Leeds.\n- (2025-03-02) Rosa: Glasgow now!"
+    assert stale_units(undated, ["Leeds"], ["Glasgow"]) == ["- Rosa: I live in Leeds."]
+
+
+def test_a_marked_line_a_change_on_one_line_and_no_new_value_at_all():
+    """A line marked earlier and a line naming the new value too are not stale; the old value alone, with nothing
+    newer in the text, is."""
+    marked = "- [memory 3] (earlier, until 2025-03-02) Rosa: I rent a flat in Leeds."
+    assert stale_units(marked, ["Leeds"], ["Glasgow"]) == []
+    assert stale_units("- Rosa swapped Leeds for Glasgow.", ["Leeds"], ["Glasgow"]) == []
+    assert stale_units("- (2024-06-01) Rosa: I rent a flat in Leeds.", ["Leeds"], ["Glasgow"]) != []
+
+
+def test_an_answer_is_judged_by_sentence_and_whole_words():
+    """In an answer each sentence is a unit: the old value in one sentence is stale though the next names the new
+    one undated; 'cat' is not found in 'category'."""
+    answer = "Rosa lives in Leeds. She mentioned Glasgow once."
+    assert stale_units(answer, ["Leeds"], ["Glasgow"], sentences=True) == ["Rosa lives in Leeds."]
+    assert holds(answer, ["glasgow"], sentences=True)
+    assert not holds("A category of its own.", ["cat"])
