@@ -12,7 +12,6 @@ document, so a failed run loses nothing and a re-run does not archive twice.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from django.conf import settings
@@ -21,7 +20,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from pydantic import BaseModel, Field, ValidationError
 
-from kbsite import budgets, jobs, locks
+from kbsite import budgets, jobs, languages, locks
 from kbsite.ai import embeddings, llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, Mode
@@ -31,10 +30,6 @@ from memories.models import Message, Session
 from memories.text import content_words, entities_guess, is_salient, topics_guess
 
 SUMMARY_CHARS = 2000
-DECISION = re.compile(
-    r"\b(decided|decide to|we'll|we will|agreed|let's|going to|plan to|will go with|chose|settled on)\b", re.I
-)
-
 SYSTEM_PROMPT = """You archive a finished part of a conversation so it can be found in later sessions.
 Return a JSON object: {"summary": "...", "topics": ["..."], "entities": ["..."], "decisions": ["..."]}.
 - summary: at most 12 sentences, third person, concrete: who said, wanted, planned or decided what, with dates.
@@ -167,7 +162,7 @@ def summary_extractive(turns: list[Message]) -> _Summary:
     entities: list[str] = []
     for m in salient:
         entities += [e for e in entities_guess(m.content, m.speaker) if e not in entities]
-    decisions = [m.content.strip()[:300] for m in salient if DECISION.search(m.content)]
+    decisions = [m.content.strip()[:300] for m in salient if languages.current().words.DECISION.search(m.content)]
     return _Summary(
         summary="\n".join(lines), topics=topics_guess(text), entities=entities[:12], decisions=decisions[:10]
     )

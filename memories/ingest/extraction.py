@@ -13,6 +13,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from kbsite import languages
 from kbsite.ai import llm, splitting
 from memories.ingest import grounding
 from memories.text import SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
@@ -62,15 +63,10 @@ class Extraction:
 
 
 def _kind(text: str) -> str:
-    lowered = text.lower()
-    if re.search(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", lowered):
+    words = languages.current().words
+    if words.PREFERENCE.search(text):
         return "preference"
-    if re.search(
-        r"\b(i am|i'm|my name|i live|i work|i was born|(?:i|we) (?:just |recently )?(?:moved|relocated)|years old|"
-        r"allerg\w*|intoleran\w*|vegetarian|vegan|"
-        r"can't eat|cannot eat|don't eat|my diet)\b",
-        lowered,
-    ):
+    if words.PROFILE.search(text):
         return "user_profile"
     return "fact"
 

@@ -8,17 +8,9 @@ turns stay for a retry. A fact that cites its turns but shares no word with them
 
 from __future__ import annotations
 
-import re
-
+from kbsite import languages
 from kbsite.ai import llm
 from memories.text import content_words, stems
-
-# Text a model copies from the prompt or writes instead of a fact.
-PLACEHOLDER = re.compile(
-    r"^\W*$|^(?:\.{2,}|…|text|fact|the fact|string|example|n/?a|none|null|todo|tbd|xxx+|lorem ipsum.*|"
-    r"<[^>]*>|\[[^\]]*\]|\{[^}]*\})\W*$",
-    re.I,
-)
 
 
 class Grounding:
@@ -33,7 +25,7 @@ class Grounding:
     def cited(self, n: int, text: str, cites: list[str]) -> list[str]:
         """The turns fact ``n`` cites (a batch of one turn is cited by a fact that names none); raises LLMBadReply
         for placeholder text, or a citation of no turn of the batch."""
-        if PLACEHOLDER.match(text.strip()):
+        if languages.current().words.PLACEHOLDER.match(text.strip()):
             raise llm.LLMBadReply(f"fact {n} is a placeholder, not a fact: {text[:60]!r}")
         unknown = [ref for ref in cites if ref not in self.words]
         if unknown:

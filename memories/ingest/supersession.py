@@ -20,10 +20,11 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
+from kbsite import languages
 from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
-from memories.ingest.changes import USED, WORK_WORDS, Change, changes
+from memories.ingest.changes import Change, changes
 from memories.ingest.statements import Statement, clash, contradicts, statement
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
@@ -141,10 +142,11 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
 def _naming(change: Change) -> SearchQuery:
     """What finds the older facts a change may replace: for a retirement, those saying where or as what one works;
     else those naming the thing, or using it ("no car anymore": "I drive my Golf")."""
+    words = languages.current().changes
     if change.how == "retired":
-        return _any_word(set(WORK_WORDS))
+        return _any_word(set(words.WORK_WORDS))
     query = _all_words(change.thing)
-    for use in USED.get(change.thing, ()):
+    for use in words.USED.get(change.thing, ()):
         query |= _all_words(use)
     return query
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from kbsite import budgets
+from kbsite import budgets, languages
 from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.models import KnowledgeBase
@@ -46,6 +45,7 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     Cornwall instead."), and with its date when it says "today" or "last week". Of facts restated otherwise by a
     newer one, only the newer. No statement at all: "I don't remember"."""
     earlier = held_earlier(hits)
+    lang = languages.current().words
     # Each statement not held earlier (a newer fact says otherwise), with the rank of its hit.
     candidates = [
         (rank, hit, pk, text)
@@ -56,17 +56,17 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     close = similarities(vector, [pk for _, _, pk, _ in candidates])
     # Asked how things stand now ("where does he work these days?"): the later said, the likelier it answers.
     dates = sorted({_said(hit) for _, hit, _, _ in candidates})
-    newer = {when: n / max(1, len(dates) - 1) for n, when in enumerate(dates)} if NOW.search(question) else {}
+    newer = {when: n / max(1, len(dates) - 1) for n, when in enumerate(dates)} if lang.NOW.search(question) else {}
     wanted = stems(content_words(question) + concept_words(question)) - _common([t for _, _, _, t in candidates])
     asked = slots_asked(question)
-    when_asked = WHEN.search(question) is not None
+    when_asked = lang.WHEN.search(question) is not None
     scored: list[tuple[float, Hit, int, frozenset]] = []
     for rank, hit, pk, text in candidates:
         words = stems(content_words(text))
         matched = wanted & words
         stated = asked & set(statement(text).slots)
         asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
-        timed = when_asked and (names_a_time(text) or RELATIVE_TIME.search(text) is not None)
+        timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
         score = (
             len(matched)
             + 3 * len(stated)
@@ -134,27 +134,16 @@ def _quoted(hit: Hit, earlier: dict) -> tuple[str, list[int]]:
     parts = [(pk, text) for pk, text in hit.parts or [(hit.id, hit.text)] if ("memory", pk) not in earlier]
     text = joined_text(parts).strip()[:ANSWER_CHARS]
     when = hit.valid_from or hit.created_at
-    if when and RELATIVE_TIME.search(text):
+    if when and languages.current().words.RELATIVE_TIME.search(text):
         text = f"On {when:%Y-%m-%d}: {text}"
     return text, [pk for pk, _ in parts]
 
 
-# A question asking for a time: a statement naming one answers it better ("When is the wedding?").
-WHEN = re.compile(r"^\s*when\b|\b(?:what|which) (?:date|day|time|month|year)\b", re.I)
-# Words whose time is that of the saying: an answer quoting them gives the date ("It's my birthday today!").
-RELATIVE_TIME = re.compile(
-    r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month)|"
-    r"last (?:night|week|weekend|month|year)|next (?:week|weekend|month|year)|\w+ (?:days?|weeks?|months?) ago|"
-    r"(?:on|last|this) (?:mon|tues|wednes|thurs|fri|satur|sun)day|the (?:\d{1,2}(?:st|nd|rd|th)|first|1st))\b",
-    re.I,
-)
 # How much a statement's closeness in meaning to the question (its embedding's cosine, about 0.0 to 0.6 with the
 # small local model) counts against a word or an attribute in common ("How does she make a living?": "I'm a
 # self-employed plumber" shares no word with it, but is the closest). Held-out truth cases, ask: 0.475 with 0,
 # 0.525 with 3 or 5, 0.550 with 8 or 12; our own cases 0.982 with 0, 1.000 with 5 or 8.
 MEANING_WEIGHT = 8.0
-# A question asking how things stand now.
-NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
 # The longest statement an extractive answer quotes.
 ANSWER_CHARS = 400
 

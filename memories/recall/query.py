@@ -2,49 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 
+from kbsite import languages
 from kbsite.ai.fulltext import WORD
-
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>(?:19|20)\d\d)"
-DATE_PATTERNS = [
-    ("day", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I)),  # 16 June, 2023
-    ("day", re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I)),  # June 16, 2023
-    ("day", re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>\d\d)-(?P<day>\d\d)\b")),  # 2023-06-16
-    ("month", re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)),  # May 2022
-    ("year", re.compile(rf"\b(?:in|during|of|since|by)\s+{_YEAR}\b", re.I)),  # in 2024
-]
 
 
 def query_period(query: str) -> tuple[datetime, datetime] | None:
     """The span of time a query names, if any: a day ("on 16 June, 2023"), a month ("in May 2022") or a
     year ("in 2024"); the first such date wins. A memory dated inside it (``valid_from``: when the turn
     was said, or when the fact became true) is more likely what the question is about."""
-    for precision, pattern in DATE_PATTERNS:
+    words = languages.current().words
+    for precision, pattern in words.DATE_PATTERNS:
         match = pattern.search(query)
         if not match:
             continue
@@ -52,7 +21,7 @@ def query_period(query: str) -> tuple[datetime, datetime] | None:
         month = parts.get("month")
         try:
             year = int(parts["year"])
-            month = int(month) if month and month.isdigit() else MONTHS.get((month or "").lower().rstrip("."), 1)
+            month = int(month) if month and month.isdigit() else words.MONTHS.get((month or "").lower().rstrip("."), 1)
             if precision == "day":
                 start = datetime(year, month, int(parts["day"]), tzinfo=UTC)
                 # A day said in one time zone is stored in UTC: a day either side.

@@ -7,24 +7,13 @@ the sentence embedding barely ranks it. The user's facts that name her relation 
 
 from __future__ import annotations
 
-import re
-
 from django.contrib.postgres.search import SearchQuery
 
+from kbsite import languages
 from kbsite.ai.fulltext import FTS_CONFIG
 from memories.models import Memory
 from memories.recall.concepts import concept_words
 
-# How people stand to the user, as a question asks and a fact says it.
-RELATIONS = frozenset(
-    "wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée sister brother mum mom mother dad "
-    "father son daughter grandma grandmother grandpa grandfather nan gran aunt uncle cousin niece nephew boss flatmate "
-    "roommate housemate".split()
-)
-# One's partner, by whatever title they had when named ("his wife" was "my fiancée Priya" a year before).
-_PARTNER = frozenset("wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée gf bf".split())
-# Names never taken for a relative's: "my sister Is…" is no name.
-_NOT_NAMES = frozenset("i is was has and but the a an in at on who lives works".split())
 FACTS_READ = 50
 
 
@@ -40,11 +29,12 @@ def subject_words(query: str, end_user_id: int | None) -> list[str]:
 def relatives_named(query: str, end_user_id: int | None) -> list[str]:
     """The names (lower case) of the people ``query`` names by their relation to the end user, as the user's live
     facts name them; none for a query naming no relation, or of no end user."""
-    asked = {word for word in re.findall(r"[\w'’é]+", query.lower()) if word in RELATIONS}
+    words = languages.current().relations
+    asked = {word for word in words.WORD.findall(query.lower()) if word in words.RELATIONS}
     if not asked or end_user_id is None:
         return []
-    if asked & _PARTNER:
-        asked |= _PARTNER
+    if asked & words.PARTNER:
+        asked |= words.PARTNER
     terms = " | ".join(sorted(asked))
     texts = (
         Memory.objects.live()
@@ -55,14 +45,7 @@ def relatives_named(query: str, end_user_id: int | None) -> list[str]:
     names: list[str] = []
     for text in texts:
         for relation in asked:
-            for name in _named(text, relation):
+            for name in words.names_given(text, relation):
                 if name not in names:
                     names.append(name)
     return names[:3]
-
-
-def _named(text: str, relation: str) -> list[str]:
-    """The names ``text`` gives someone of ``relation``: "my wife Priya", "Arjun's wife, Priya", "Priya, my wife"."""
-    after = re.findall(rf"\b{relation},? (?-i:([A-Z][\w'-]+))", text, re.I)
-    before = re.findall(rf"(?-i:([A-Z][\w'-]+)),? (?:my|our|his|her|their) {relation}\b", text, re.I)
-    return [name.lower() for name in after + before if name.lower() not in _NOT_NAMES]

@@ -1,0 +1,25 @@
+"""English: how people stand to the user, as a question asks it and a fact says it ("his wife", "my sister Joana"),
+and the names a fact gives them."""
+
+from __future__ import annotations
+
+import re
+
+# How people stand to the user, as a question asks and a fact says it.
+RELATIONS = frozenset(
+    "wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée sister brother mum mom mother dad "
+    "father son daughter grandma grandmother grandpa grandfather nan gran aunt uncle cousin niece nephew boss flatmate "
+    "roommate housemate".split()
+)
+# One's partner, by whatever title they had when named ("his wife" was "my fiancée Priya" a year before).
+PARTNER = frozenset("wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée gf bf".split())
+# Names never taken for a relative's: "my sister Is…" is no name.
+NOT_NAMES = frozenset("i is was has and but the a an in at on who lives works".split())
+WORD = re.compile(r"[\w'’é]+")
+
+
+def names_given(text: str, relation: str) -> list[str]:
+    """The names ``text`` gives someone of ``relation``: "my wife Priya", "Arjun's wife, Priya", "Priya, my wife"."""
+    after = re.findall(rf"\b{relation},? (?-i:([A-Z][\w'-]+))", text, re.I)
+    before = re.findall(rf"(?-i:([A-Z][\w'-]+)),? (?:my|our|his|her|their) {relation}\b", text, re.I)
+    return [name.lower() for name in after + before if name.lower() not in NOT_NAMES]

@@ -1,0 +1,532 @@
+"""English: reading what a text states: the one-valued attributes of one person it gives a value (no database).
+
+An attribute has one value at a time: where a person lives, where, in which city and as what they work, their name
+or age, where they stand with a partner ("my girlfriend Kasia" → "Kasia and I got engaged"), a favourite, a value
+of theirs such as a birthday or an address, or whether they like a thing ("I love sushi" → "I don't like sushi
+anymore"). What a text says has changed otherwise (ended, called off, put to another time, done without) is read by
+:mod:`kbsite.languages.en.changes`.
+
+Statements are plain sentences about one person, in their own words ("Alice: I live in Berlin", an offline fact) or
+the LLM's ("Alice lives in Berlin"); questions and conditionals state nothing (a condition after a value, "…if you
+need it", does not undo it). A text is ``whole`` when everything it says is such a statement, so retiring it
+retires nothing else it says.
+
+The same reading keeps two facts apart that only look alike: texts with other numbers, or other values of one
+attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 32 years old" are 0.98 similar).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kbsite.languages.en.words import ANY_SENTENCE
+from kbsite.languages.reading import Statement
+
+_END = r"(?P<v>[^,.;:!?()\"]+)"
+_FILLER = (
+    r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
+    r"at the moment|for now|so much|a lot|very much"
+)
+# Where a value ends: the next clause, or a time, place or manner said of it.
+_VALUE_STOP = re.compile(
+    r"\s+(?:and|but|because|since|bc|cos|coz|cuz|with|w/?|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
+    r"to|until|ago|yesterday|about|full time|part time|" + _FILLER + r")\b.*$|\s+\d.*$|"
+    r"\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) (?:days?|weeks?|months?|years?)\b.*$",
+    re.I,
+)
+# Words a statement of where one lives contains (one of them finds an older statement of it by full text; "I've been
+# in Toronto six years" has none: a newer home does not retire it, but the block, read when it is made, shows it as
+# earlier beside the newer).
+_HOME_HINTS = (
+    "live", "living", "moved", "relocated", "based", "flat", "flatshare", "house", "home", "keys", "apartment",
+    "place",
+)  # fmt: skip
+# A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
+_HOME = (
+    r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* "
+    r"(?:flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
+    r"bungalow|cottage|dorm) in )?"
+)
+# A car named by its make: "an electric Volvo EX30" (a name: "a new car" names none).
+_CAR = r"(?:(?-i:[a-z])[\w-]* )*(?P<v>(?-i:[A-Z])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*)?)(?![\w'’-])"
+# Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
+_LIVED = (
+    r"(?:live|living|moved|relocated)(?: back| in)?"
+    r"(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)? (?:in|to) "
+    + _HOME
+    + _END
+)
+_ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
+NOT_THINGS = frozenset(
+    "it that this them these those you your him her me us everything anything something all to for how what why when "
+    "where who see have be".split()
+)
+_VERB = (
+    r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
+    r"liking|loving|enjoying|eating|drinking|playing|watching|doing)"
+)
+_DIETS = (
+    r"vegetarian|vegan|pescatarian|carnivore|keto|paleo|gluten-free|dairy-free|lactose-free|kosher|halal|"
+    r"plant-based|plant based|coeliac|celiac"
+)
+_DIET_HINTS = ("vegetarian", "vegan", "pescatarian", "meat", "diet", "keto")
+_RELATIONSHIP_HINTS = (
+    "girlfriend", "boyfriend", "fiance", "fiancee", "fiancé", "fiancée", "wife", "husband", "engaged", "married",
+    "divorced", "separated", "single", "broke", "split",
+)  # fmt: skip
+# A partner's title, or a change of it, read as where one stands ("my fiancée", "we got engaged": engaged).
+_RELATIONSHIP = {
+    "girlfriend": "dating", "boyfriend": "dating", "fiance": "engaged", "fiancé": "engaged", "fiancee": "engaged",
+    "fiancée": "engaged", "engaged": "engaged", "wife": "married", "husband": "married", "married": "married",
+    "divorced": "single", "separated": "single", "single": "single", "broke up": "single", "split up": "single",
+}  # fmt: skip
+_ATTRIBUTES = (
+    "name|birthday|email|email address|e-mail|phone number|number|address|home address|job|job title|title|role|"
+    "employer|boss|manager|salary|age|hometown|home town|diet|pronouns|timezone|time zone|team|school|university|"
+    "major|car"
+)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    slot: str  # the attribute; "{0}" takes the pattern's "what" group
+    regex: re.Pattern
+    value: str | None = None  # a fixed value (likes: yes or no); None: the "v" group
+    strict: bool = False  # the value must end its clause (a qualifier after it changes what is said)
+    entire: bool = False  # the value runs to the clause's end ("May 3", "Alice Smith")
+    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
+    negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
+    opening: bool = False  # only the clause opening a sentence ("My mum retired, moved to Spain": not the speaker)
+
+
+# Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
+_OPENERS = "so well oh yeah actually and but now also anyway finally honestly seriously basically ok okay plus btw"
+_LEAD = r"^(?:(?:" + _OPENERS.replace(" ", "|") + r"),? )*"
+
+
+def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
+    return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
+
+
+_PATTERNS = [
+    _p(
+        "residence",
+        # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
+        r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just| still)* " + _LIVED,
+        hints=_HOME_HINTS,
+    ),
+    # No subject, as people chat, opening a sentence: "live w 2 roommates in Logan Square", "moved in w jess in…".
+    _p("residence", r"(?:(?:now|currently|just|still) )*" + _LIVED, hints=_HOME_HINTS, opening=True),
+    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
+    # Partick".
+    _p(
+        "residence",
+        r"(?:(?:i|we)(?:'ve| have)? |guess who )?(?:just |finally |recently )*"
+        r"(?:got the keys to|bought|rented|moved into|signed (?:the|a) lease (?:on|for)) "
+        + _HOME.replace(")?", ")", 1)
+        + _END,
+        hints=_HOME_HINTS,
+    ),
+    _p(
+        "residence",
+        r"(?:(?:my|our|a) )?(?:own |new |little )*(?:flatshare|flat share|houseshare|house share|flat|apartment|"
+        r"place) in " + _END,
+        hints=_HOME_HINTS,
+    ),
+    _p(
+        "employer",
+        r"i(?:'m| am)?(?: now| currently| still)* (?:work|working) (?:at|for) " + _END,
+        hints=("work", "working"),
+    ),
+    _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
+    _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
+    # The car one drives, or swapped for another: "I drive a Jaguar XF", "part-exchanged the car for a Volvo EX30".
+    _p("car", r"i(?:'m| am)?(?: now| still)* (?:drive|driving) (?:an?|my|our) " + _CAR, hints=("drive", "car")),
+    _p(
+        "car",
+        r"(?:i |we )?(?:just |finally )*(?:part-exchanged|part exchanged|traded|swapped|exchanged|replaced)(?: in)? "
+        r"(?:the|my|our) (?:old )?(?:car|motor) (?:for|with) (?:an?|the) " + _CAR,
+        hints=("drive", "car"),
+    ),
+    _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
+    _p(
+        "favourite {0}",
+        r"my (?:new |current |all-time )?favou?rite (?P<what>[\w' -]{2,30}?) (?:is|are|has become) " + _END,
+        hints=("favourite", "favorite"),
+    ),
+    _p("{0}", r"my (?:new |current )?(?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
+    _p(
+        "likes {0}",
+        r"i (?:really |absolutely |still |just |totally )?(?:like|love|enjoy|adore) (?:" + _VERB + r" )?" + _END,
+        value="yes",
+        strict=True,
+    ),
+    _p(
+        "likes {0}",
+        r"i (?:really )?(?:(?:don't|do not|no longer)(?: really)? " + _VERB + r"|(?:can't stand|cannot stand|hate|"
+        r"dislike|stopped|quit|gave up)(?: " + _VERB + r")?) " + _END,
+        value="no",
+        strict=True,
+    ),
+    # Where one works, changed: "I joined Globex", "I quit my job at Acme" (then: not at Acme).
+    _p(
+        "employer",
+        r"(?:i|we)(?: just| recently| finally)* "
+        r"(?:joined|started (?:working |a new job )?at|got a job at|was hired by) " + _END,
+        hints=("joined", "started", "job", "hired", "work"),
+    ),
+    _p(
+        "employer",
+        r"i(?: just| finally)* (?:quit|left)(?: my job| my position| working)?(?: at| with)? " + _END,
+        hints=("quit", "left", "job", "work"),
+        negated=True,
+    ),
+    # A new title: "I got promoted to QA lead".
+    _p(
+        "occupation",
+        r"i(?: just| finally)* (?:got |was |have been |'ve been )?promoted to (?:an? )?" + _END,
+        hints=("promoted", "work"),
+    ),
+    # Where one is now: "I'm based in Bergen", "I'm in Bergen now".
+    _p(
+        "residence",
+        r"(?:(?:i|we)(?:'m| am|'re| are)(?: now)? )?(?:based|living|settled) in " + _END,
+        hints=_HOME_HINTS,
+    ),
+    # "I've been in Toronto six years now", "we've been living in Leith since May".
+    _p(
+        "residence",
+        r"(?:i|we)(?:'ve| have) been (?:living |based )?in (?P<v>(?-i:[A-Z])[^,.;:!?()\"]*)",
+        hints=_HOME_HINTS,
+    ),
+    _p(
+        "residence",
+        r"(?:i|we)(?:'m| am|'re| are) in (?P<v>[^,.;:!?()\"]+?) now\b",
+        hints=_HOME_HINTS,
+    ),
+    # A diet: "I am vegetarian", "I'm vegan now", "I am no longer vegetarian", "I eat meat again".
+    _p(
+        "diet",
+        r"i(?:'m| am|'ve been| have been|'ve gone| have gone|'ve become| have become|'m now)"
+        r"(?: now| currently| strictly| fully| completely)* (?:an? )?(?P<v>" + _DIETS + r")\b",
+        hints=_DIET_HINTS,
+    ),
+    _p(
+        "diet",
+        r"i(?:'m| am) (?:no longer|not(?: \w+)?) (?:an? )?(?P<v>" + _DIETS + r")\b",
+        hints=_DIET_HINTS,
+        negated=True,
+    ),
+    _p("diet", r"i (?:eat|started eating) (?P<v>meat|fish) again", hints=("eat", "meat", "fish"), value="omnivore"),
+    # Where one stands with a partner: "my girlfriend Kasia…", "Kasia and I got engaged", "we split up".
+    _p(
+        "relationship",
+        r"my (?P<v>girlfriend|boyfriend|fianc[eé]e?|wife|husband)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p(
+        "relationship",
+        r"(?:[\w'-]+ and )?(?:i|we)(?:'ve| have|'re| are|'m| am)?(?: just| finally| recently| officially)*"
+        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p(
+        "relationship",
+        r"(?:[\w'-]+ and )?(?:i|we)(?: just| finally| recently)* (?P<v>broke up|split up)\b",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    # A state of the speaker, said to have ended: "I am no longer married", "I'm not a student anymore" (then
+    # what said it held is restated).
+    _p("is {0}", r"i(?:'m| am) (?:no longer|not) (?:an? )?" + _END, value="no", strict=True),
+    _p("is {0}", r"i(?:'m| am)(?: now| currently)* (?:an? )?" + _END, value="yes", strict=True),
+]
+_QUALIFIER = re.compile(r"^\s*(?:(?:" + _FILLER + r")\b\s*)*$", re.I)
+# What may follow a value without stating more: time words, a date, a place.
+_COVERED = re.compile(
+    r"^\s*(?:(?:" + _FILLER + r")\b\s*|(?:last|this|next) \w+\s*|(?:in|since|on|from|at) [\w ]{1,24}?\s*"
+    r"|for (?:about |over |almost |nearly |the (?:last|past) )?(?:a|an|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|\d+|a few|several|many) (?:days?|weeks?|months?|years?)\s*"
+    r"|(?:a|an|one|two|three|a few|\d+) (?:days?|weeks?|months?|years?) ago\s*)*$",
+    re.I,
+)
+_NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
+_CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
+
+
+def statement(text: str) -> Statement:
+    """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
+    the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
+    it)."""
+    speaker, _, said = text.partition(": ")
+    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    if not first_person:
+        speaker, said = "", text
+        # A turn of no named speaker, in their own words ("I live in Leeds. Boxes everywhere."): first person too,
+        # so that a capitalised word opening a sentence is not taken for someone else.
+        first_person = _FIRST_PERSON.search(text) is not None
+    found = Statement(speaker=speaker.strip().lower())
+    covered = True
+    previous = ""
+    for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
+        if not sentence:
+            continue
+        before, previous = previous, sentence
+        if first_person and (named := _favourite_named_before(sentence, before)):
+            found.slots[named[0]] = named[1]
+            found.hints.update(("favourite", "favorite"))
+            covered = False  # the sentence before says more than the name
+            continue
+        if not first_person:
+            who, sentence = _in_first_person(sentence)
+            if who and found.speaker and who != found.speaker:
+                covered = False  # another person: this text is not about one
+                continue
+            found.speaker = found.speaker or who
+        slots, whole = _sentence_slots(sentence, found.hints)
+        found.slots.update(slots)
+        covered = covered and whole
+    if first_person and _PROPOSAL.search(said):  # said across clauses or sentences ("AMA SAID YES!!! 💍 asked her")
+        found.slots["relationship"] = "engaged"
+        found.hints.update(_RELATIONSHIP_HINTS)
+    found.whole = covered and bool(found.slots)
+    return found
+
+
+# A favourite named in the sentence before: "Severance is incredible. My favourite show now!"
+_FAVOURITE_BEFORE = re.compile(
+    _LEAD + r"my (?:new |current |all-time )?(?:favou?rite|fave) "
+    r"(?P<what>(?:(?!\b(?:is|are|was|has|remains)\b)[\w' -]){2,30}?)"
+    r"(?: now| ever| of all time| these days| this year)?\s*(?:[,!.;].*)?$",
+    re.I,
+)
+NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*")
+
+
+def _favourite_named_before(sentence: str, before: str) -> tuple[str, str] | None:
+    """("favourite show", "severance") for "My favourite show now" after "Severance is incredible": a favourite
+    named without a verb is the last name of the sentence before (not the word opening it)."""
+    match = _FAVOURITE_BEFORE.match(sentence)
+    names = [m.group(0) for m in NAME_RUN.finditer(before) if m.start() > 0 and m.group(0) != "I"]
+    if not match or not names:
+        return None
+    what = match.group("what").lower().strip().replace("color", "colour")
+    return f"favourite {what}", _ARTICLE.sub("", names[-1].lower())
+
+
+_FIRST_PERSON = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:" + _OPENERS.replace(" ", "|") + r"),?\s+)*(?:[\w'-]+ and )?"
+    r"(?:i|i'm|i've|i'd|i'll|my|we|we're|we've|our)\b",
+    re.I,
+)
+_SUBJECT = re.compile(r"^(?P<who>She|He|They|[A-Z][\w-]+(?: [A-Z][\w-]+){0,2})(?P<poss>['’]s)?\s+(?P<rest>.+)$")
+_NOT_SUBJECTS = frozenset(
+    "i my the a an our this that it we you in on at since after before when if last yesterday today his her their "
+    "there here so then".split()
+    + _OPENERS.split()
+)
+_PRONOUNS = frozenset(["she", "he", "they"])
+_FIRST_PERSON_VERBS = {
+    "lives": "live", "works": "work", "is": "am", "has": "have", "does": "do", "doesn't": "don't", "likes": "like",
+    "loves": "love", "enjoys": "enjoy", "adores": "adore", "hates": "hate", "dislikes": "dislike", "eats": "eat",
+    "drinks": "drink", "plays": "play", "watches": "watch",
+}  # fmt: skip
+
+
+def _in_first_person(sentence: str) -> tuple[str, str]:
+    """("alice", "I live in Berlin") for "Alice lives in Berlin", ("alice", "my birthday is May 3") for "Alice's
+    birthday is May 3"; a pronoun subject gives "" for the person. No person: ("", the sentence)."""
+    match = _SUBJECT.match(sentence)
+    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
+        return "", sentence
+    who = match.group("who").lower()
+    words = match.group("rest").split(" ")
+    if match.group("poss"):
+        return ("" if who in _PRONOUNS else who), "my " + " ".join(words)
+    for i, word in enumerate(words[:3]):
+        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
+    return ("" if who in _PRONOUNS else who), "I " + " ".join(words)
+
+
+def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
+    """The attributes a sentence states, and whether that is all it says (each clause a statement, followed by no
+    more than a time or a place)."""
+    sentence, condition = _without_condition(sentence)
+    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
+        return {}, False
+    slots: dict[str, str] = {}
+    whole = not condition  # the condition says more than the value
+    clauses = re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I)
+    for n, clause in enumerate(clauses):
+        if place := _workplace(clause.strip()):
+            slots["workplace"] = place
+            found_hints.update(_WORKPLACE_HINTS)
+        if employer := _employer(clause.strip(), sentence):
+            slots["employer"] = employer
+            found_hints.update(("work", "job"))
+        if (
+            (home := _HOME_NOW.match(clause.strip()))
+            and _HOME_TALK.search(sentence)
+            and not _JOB_TALK.search(sentence)
+            and not _TRAVEL_TALK.search(sentence)
+        ):
+            slots["residence"] = home.group("v").lower()
+            found_hints.update(_HOME_HINTS)
+        if (team := _TEAM.search(clause)) and (team.group("v") or _JOB_TALK.search(sentence)):
+            slots["team"] = (team.group("v") or team.group("v2")).lower()
+            found_hints.update(("team", "now"))
+        stated = _clause_slot(clause.strip(), opening=n == 0)
+        if stated is None:
+            # "I live in Paris, France": a name going on with the value says no more.
+            whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause.strip()))
+            continue
+        slot, value, rest, hints = stated
+        slots[slot] = value
+        found_hints.update(hints)
+        whole = whole and bool(_COVERED.match(rest))
+    return slots, whole
+
+
+# Places of work one moves to: "moved to the Tokyo office", "I moved to the outpatient clinic".
+_WORK_NOUNS = frozenset(
+    "office branch site campus plant lab team hq headquarters store studio clinic ward department unit hospital "
+    "school depot shop".split()
+)
+# The city one works in: "an engineer at Panasonic in Osaka", "I teach at a school in Munich", "got transferred to
+# the Tokyo office" (a name: "in the city centre" is no city).
+_WORKPLACES = (
+    re.compile(
+        _LEAD + r"(?:i (?:work|teach|lecture|study)\b[\w' -]*? |(?:i(?:'m| am) )?an? (?:[\w'-]+ )?[\w'-]*?"
+        r"(?:er|or|ist|ian|ant|ent|nurse|chef|lead|manager) )(?:at|for) "
+        r"[\w&'’. -]+? in (?P<v>[\w' -]+)$",
+        re.I,
+    ),
+    re.compile(
+        _LEAD + r"(?:i |we )?(?:(?:just|recently|finally|got|was|have been|'ve been|am being|'m being|am|'m)\s+)*"
+        r"(?:transferred|moved|relocated) to (?:the |our |my )?(?P<v>[\w' -]+?) "
+        r"(?:" + "|".join(_WORK_NOUNS) + r")\b",
+        re.I,
+    ),
+)
+_WORKPLACE_HINTS = ("work", "works", "working", "office", "transferred", "branch")
+# What one works as, by name (a closed list: a word's ending is no job, "tenant", "client", "member").
+JOB_NOUNS = (
+    r"manager|engineer|developer|dev|programmer|designer|analyst|consultant|director|lead|head|officer|assistant|"
+    r"intern|nurse|doctor|surgeon|gp|dentist|pharmacist|paramedic|midwife|physio|therapist|carer|teacher|lecturer|"
+    r"professor|tutor|researcher|scientist|accountant|lawyer|solicitor|barrister|architect|chef|cook|baker|barista|"
+    r"waiter|waitress|bartender|cashier|clerk|receptionist|administrator|coordinator|executive|specialist|editor|"
+    r"writer|journalist|producer|technician|electrician|plumber|mechanic|driver|pilot|porter|cleaner|librarian|"
+    r"supervisor|sister|fisherman|farmer|builder|joiner|carpenter|tester|recruiter|planner|buyer|agent"
+)
+# A name said to be where one is now: "Intercom now".
+_NAMED_NOW = r"(?P<v>(?-i:[A-Z])[\w&'’-]*(?: (?-i:[A-Z])[\w&'’-]*){0,3}) now\b"
+# Where one works, named after what one works as ("I work as a backend developer at Stripe"), or said to be one's
+# place now where the sentence speaks of a job ("new job btw, I'm at Intercom now").
+_EMPLOYERS = (
+    re.compile(
+        _LEAD + r"i(?: now| currently| still)* work as (?:an? )?[\w' -]+? (?:at|for) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
+        re.I,
+    ),
+    re.compile(_LEAD + r"i(?:'m| am) (?:now )?(?:at|with) " + _NAMED_NOW, re.I),
+    # What one is, at where: "I am HR manager at Deloitte Hyderabad", "I'm a nurse at St James's" (a job named:
+    # "a tenant with Peabody", "a lot better at Python" name none).
+    re.compile(
+        _LEAD + r"i(?:'m| am)(?: now| currently| still)* (?:an? |the )?(?:[\w'-]+ ){0,2}?(?:" + JOB_NOUNS + r") "
+        r"(?:at|for|with) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
+        re.I,
+    ),
+)
+# One's place now, where the sentence speaks of a home: "Well I'm at Maple Ridge now, the senior apartments".
+_HOME_NOW = re.compile(_LEAD + r"i(?:'m| am) (?:now )?at " + _NAMED_NOW, re.I)
+_HOME_TALK = re.compile(r"\b(?:apartments?|flat|house|bedroom|bungalow|cottage|moved|unpacked)\b", re.I)
+# A place one is at for a journey, not a home: "I'm at Gatwick now, flying home tonight".
+_TRAVEL_TALK = re.compile(
+    r"\b(?:fly\w*|flight|airport|terminal|gate|train|station|layover|trip|holiday|visit\w*)\b", re.I
+)
+# A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
+_PROPOSAL = re.compile(
+    r"\b(?:proposed|popped the question)\b.*\b(?:i|we) said yes\b|"
+    r"\b(?:she|he|[\w'-]+) said yes\b.*(?:💍|\bring\b|\bproposed\b|\basked (?:her|him)\b)",
+    re.I,
+)
+# The team one is on: "PM at Atlassian on the Jira team", "ugh reorg'd, I'm on confluence now".
+_TEAM = re.compile(
+    r"(?:\bon the (?P<v>[\w'-]+(?: [\w'-]+)?) team\b|"
+    r"\bi(?:'m| am) (?:now )?on (?P<v2>(?!(?:a|an|the|my|it|holiday|leave|call|shift|nights|site)\b)[\w'-]+) now\b)",
+    re.I,
+)
+_JOB_TALK = re.compile(r"\b(?:job|work|role|joined|hired|started|starting|position|contract|reorg\w*|team)\b", re.I)
+
+
+def _named_value(raw: str, *, most: int) -> str | None:
+    """A place or an employer named, up to where a time or another clause begins, lower case; none if it is empty or
+    longer than ``most`` words."""
+    stop = _VALUE_STOP.search(raw.strip())
+    words = (raw.strip()[: stop.start()] if stop else raw.strip()).lower().split()
+    return " ".join(words) if 0 < len(words) <= most else None
+
+
+def _employer(clause: str, sentence: str) -> str | None:
+    """The employer a clause names after what one works as, or as one's place now in a sentence about a job."""
+    for n, pattern in enumerate(_EMPLOYERS):
+        match = pattern.match(clause)
+        if match and (n != 1 or _JOB_TALK.search(sentence)):
+            if value := _named_value(match.group("v"), most=4):
+                return value
+    return None
+
+
+def _workplace(clause: str) -> str | None:
+    """The city a clause says the speaker works in, if it names one."""
+    for pattern in _WORKPLACES:
+        match = pattern.match(clause)
+        if match and clause[match.start("v")].isupper():
+            if value := _named_value(match.group("v"), most=3):
+                return value
+    return None
+
+
+# A condition after what is stated ("My number is 07700 900123 if you ever need it"): it does not undo the statement.
+_TRAILING_CONDITION = re.compile(r",?\s+(?:if|in case|whenever)\s+(?:you|u)\b.*$", re.I)
+
+
+def _without_condition(sentence: str) -> tuple[str, bool]:
+    """The sentence without a condition addressed to the listener that follows what it states, and whether it had
+    one; a sentence opening with a condition ("If I moved…") keeps it."""
+    cut = _TRAILING_CONDITION.search(sentence)
+    if not cut or len(sentence[: cut.start()].split()) < 3:
+        return sentence, False
+    return sentence[: cut.start()], True
+
+
+def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """(attribute, value, what follows the value, words a statement of it contains) of the first pattern the clause
+    states, if any."""
+    for pattern in _PATTERNS:
+        if pattern.opening and not opening:
+            continue
+        match = pattern.regex.match(clause)
+        if not match:
+            continue
+        raw = match.group("v").strip()
+        stop = None if pattern.entire else _VALUE_STOP.search(raw)
+        value, rest = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
+        rest += clause[match.end() :]  # "I live in Munich: the capital of Bavaria" says more
+        if pattern.strict and rest and not _QUALIFIER.match(rest):
+            continue  # "I don't like sushi for breakfast" says nothing of sushi
+        value = re.sub(r"^(?:(?:still|now|currently|already|also)\s+)+", "", value.strip(), flags=re.I)
+        words = _ARTICLE.sub("", value).lower().split()
+        if not 0 < len(words) <= 4 or (pattern.value and words[0] in NOT_THINGS):
+            continue
+        value = " ".join(words)
+        if pattern.slot == "residence" and words[-1] in _WORK_NOUNS:
+            continue  # "I moved to the outpatient clinic": a place of work, not a home
+        if pattern.slot == "relationship":
+            getting = re.search(r"\bgetting married\b", clause, re.I)
+            value = "engaged" if getting else _RELATIONSHIP.get(value, value)
+        what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
+        slot = pattern.slot.format(value if pattern.value else what)
+        if pattern.negated:
+            value = f"not {value}"
+        return slot, pattern.value or value, rest, pattern.hints or tuple((value if pattern.value else what).split())
+    return None

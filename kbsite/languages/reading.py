@@ -1,0 +1,84 @@
+"""The shapes every language's readers give: what a text states of one person's one-valued attributes
+(:class:`Statement`) and what it says has changed (:class:`Change`), and how two statements compare. No language's
+words: each language's package reads texts into these (``<code>/statements.py``, ``<code>/changes.py``)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kbsite import languages
+
+
+@dataclass
+class Statement:
+    """What a text states of its speaker's one-valued attributes: ``slots`` maps an attribute to its value;
+    ``whole`` when every sentence states one and says no more (retiring the text then retires nothing else it
+    says)."""
+
+    speaker: str
+    slots: dict[str, str] = field(default_factory=dict)
+    hints: set[str] = field(default_factory=set)
+    whole: bool = False
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
+
+
+def contradicts(old: Statement, new: Statement) -> bool:
+    """``new`` states otherwise everything ``old`` states (same speaker; ``old`` states nothing else)."""
+    return (
+        old.whole
+        and old.speaker == new.speaker
+        and bool(old.slots)
+        and all(slot in new.slots and not _same(value, new.slots[slot]) for slot, value in old.slots.items())
+    )
+
+
+def values_agree(a: str, b: str) -> bool:
+    """Whether two values of one attribute say the same ("berlin" / "berlin germany")."""
+    return _same(a, b)
+
+
+def clash(old: Statement, new: Statement) -> str | None:
+    """The first attribute both state of the same person with different values, if any."""
+    if old.speaker != new.speaker:
+        return None
+    return next(
+        (slot for slot, value in old.slots.items() if slot in new.slots and not _same(value, new.slots[slot])), None
+    )
+
+
+@dataclass(frozen=True)
+class Concept:
+    """An everyday subject a question may ask about ("any pets?"), and the words that state facts of it."""
+
+    name: str
+    asks: re.Pattern  # a question about the subject
+    words: tuple[str, ...]  # words a statement of it holds (full-text terms, stemmed by the search itself)
+    slots: tuple[str, ...] = ()  # the one-valued attributes it asks for (ingest.statements' slots)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A thing a text says has changed, as the words that name it: ``ended`` ("we sold the Clio", "I don't drink
+    coffee anymore"), ``called off`` ("the Dublin trip got cancelled"), ``rescheduled`` ("we pushed the trip to
+    September") or ``done without`` ("walked to the pier without the stick")."""
+
+    how: str
+    thing: frozenset[str]
+
+    def replaces(self, older: str) -> bool:
+        """Whether an older text says what this change makes a thing of the past (read in the language in force)."""
+        return languages.current().changes.replaces(self, older)
+
+
+def mentions(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names every word of ``thing``, or a longer word it begins ("fuji": "Fujifilm")."""
+    said = text.lower().replace("’", "'")
+    words = frozenset(re.sub(r"'s$", "", w) for w in re.findall(r"[\w']+", said) + re.findall(r"[\w'-]+", said))
+    return all(
+        w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) or (w.endswith("s") and w[:-1] in words)
+        for w in thing
+    )

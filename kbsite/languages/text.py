@@ -1,0 +1,47 @@
+"""Reading plain text in the language in force (:func:`kbsite.languages.current`): its words, content words and
+sentences, and whether it says anything (salience). No database, no LLM."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from kbsite import languages
+
+MIN_CONTENT_WORDS = 3
+# Words of any script ("Pitié", "Müller"), of two characters or more, and numbers.
+WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+|\d+")
+NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+
+
+def stems(words: list[str]) -> frozenset[str]:
+    """Words cut to their first five letters, a possessive or an apostrophe off: "moved" and "move", "allergic"
+    and "allergy", "Clio's" and "Clio" meet."""
+    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
+
+
+def content_words(text: str) -> list[str]:
+    words = languages.current().words
+    return [
+        w
+        for w in (m.group(0).lower() for m in WORD.finditer(text))
+        if w not in words.STOPWORDS and w not in words.TRIVIAL
+    ]
+
+
+def is_salient(text: str) -> bool:
+    """Greetings, thanks and turns that assert nothing are skipped without an LLM call."""
+    return _is_salient(text, languages.current_code())
+
+
+@lru_cache(maxsize=4096)  # a job asks of each turn, then of each of its segments (mostly the turn itself)
+def _is_salient(text: str, code: str) -> bool:
+    words = len(content_words(text))
+    return words >= MIN_CONTENT_WORDS or (words >= 1 and languages.get(code).words.DURABLE.search(text) is not None)
+
+
+def any_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` read widely: lower case opening them too, not cut after a title or an abbreviation
+    of the language."""
+    return languages.current().words.ANY_SENTENCE.split(text)
