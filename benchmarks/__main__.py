@@ -22,6 +22,7 @@ BENCHMARKS = [
     "context",
     "dashboard",
     "truth",
+    "languages",
     "webhooks",
     "usage",
 ]

@@ -474,7 +474,10 @@ def run(modes: list[str] | None = None, cases_path: Path | None = None) -> dict[
     return results
 
 
-def run_mode(cases: dict, env: dict, mode: str) -> dict:
+def run_mode(cases: dict, env: dict, mode: str, asks: dict[str, list[dict]] | None = None) -> dict:
+    """Post the cases' sessions to a fresh product in ``mode``, then ask their questions; returns the figures. With
+    ``asks`` (a label for each list of questions), each list is asked and reported in turn, and the figures of each
+    are returned under its label."""
     print(f"-- {mode} --", flush=True)
     replay = None
     env = dict(env)
@@ -504,10 +507,17 @@ def run_mode(cases: dict, env: dict, mode: str) -> dict:
             f"consolidated ({runs} consolidation runs); {_memory_counts()}; failed jobs: {harness.failed_jobs()}",
             flush=True,
         )
-        outcomes = _ask_all(product.url, headers, cases, replay)
-        if replay:
-            print(f"scripted LLM calls: {dict(replay.calls)}")
-        return report(outcomes, mode, quiet=sealed(cases))
+        if asks is None:
+            outcomes = _ask_all(product.url, headers, cases, replay)
+            if replay:
+                print(f"scripted LLM calls: {dict(replay.calls)}")
+            return report(outcomes, mode, quiet=sealed(cases))
+        figures = {}
+        for label, questions in asks.items():
+            print(f"\n-- asked: {label} --")
+            outcomes = _ask_all(product.url, headers, {**cases, "questions": questions}, replay)
+            figures[label] = report(outcomes, mode, quiet=sealed(cases))
+        return figures
     finally:
         product.stop()
         if replay:
