@@ -15,6 +15,7 @@ from django_q.signals import post_spawn
 
 from kbsite import jobs
 from kbsite.ai import embeddings
+from kbsite.languages import detection
 from kbsite.models import KnowledgeBase
 from kbsite.models.knowledge_bases import folder_trash
 from kbsite.signals import worker_ready
@@ -37,6 +38,7 @@ def worker_started(sender, proc_name: str = "", **kwargs) -> None:
     if proc_name == "MainProcess":
         return  # a task run inline (sync mode, tests), not a worker process of the cluster starting
     try:
+        detection.detect("what do you remember of me")  # its model loads once, not in the first job
         embeddings.warm_up()
     except Exception:  # a worker must start even if the model cannot load; its jobs will report why
         logger.exception("could not prepare the embedding model at worker start")

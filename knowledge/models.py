@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.db.models.fields.json import KeyTextTransform
 from pgvector.django import HnswIndex, VectorField
 
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, KnowledgeBase
 
 SLUG_RE = r"^[a-z0-9][a-z0-9-]{0,62}[a-z0-9]$"
@@ -73,6 +73,7 @@ class Document(models.Model):
     namespace = models.CharField(max_length=200, default="documents")
     source = models.CharField(max_length=300, blank=True, help_text="Original file name, session, or 'api'.")
     content = models.TextField(blank=True, help_text="Extracted text (the markdown itself for markdown files).")
+    language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     content_hash = models.CharField(max_length=64, blank=True)
     metadata = models.JSONField(default=dict, blank=True)
     size_bytes = models.PositiveIntegerField(default=0)
@@ -110,10 +111,11 @@ class Chunk(models.Model):
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="chunks")
     ordinal = models.PositiveIntegerField()
     text = models.TextField()
+    language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     start_char = models.PositiveIntegerField(default=0)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     search_vector = models.GeneratedField(
-        expression=SearchVector("text", config=FTS_CONFIG),
+        expression=SearchVector("text", config=RowConfig()),
         output_field=SearchVectorField(),
         db_persist=True,
     )

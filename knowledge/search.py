@@ -7,9 +7,10 @@ import json
 from django.db import transaction
 
 from kbsite.ai import embeddings
-from kbsite.ai.fulltext import FTS_CONFIG, text_query
+from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_cursor
+from kbsite.languages.fulltext import held, term_params, term_sql
 from kbsite.models import KnowledgeBase
 
 CANDIDATES = 50
@@ -42,7 +43,7 @@ def chunks_search(
     where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end_user_id)
     tsquery = text_query(query)
     with transaction.atomic(), vector_cursor() as cursor:
-        fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector)
+        fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector, held(kbs))
         ranked = fusion.ranked()[: max(limit * 3, limit)]
         if not ranked:
             return []
@@ -75,16 +76,19 @@ def _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end
     return " AND ".join(clauses), params
 
 
-def _ranked(cursor, where: str, params: list, tsquery: str, query_vector) -> tuple[Fusion, dict[int, float]]:
-    """The full-text and vector lists of chunks, fused; and the similarity of what the vector list found."""
+def _ranked(
+    cursor, where: str, params: list, tsquery: str, query_vector, codes: list[str]
+) -> tuple[Fusion, dict[int, float]]:
+    """The full-text and vector lists of chunks, fused; and the similarity of what the vector list found. The words
+    are searched under the configuration of each language the KBs hold (``codes``)."""
     fusion = Fusion()
     if tsquery:
         cursor.execute(
             f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id,
-                websearch_to_tsquery(%s, %s) q
-                WHERE c.search_vector @@ q AND {where}
-                ORDER BY ts_rank_cd(c.search_vector, q, 1) DESC, c.id LIMIT %s""",
-            [FTS_CONFIG, tsquery, *params, CANDIDATES],
+                (SELECT {term_sql(codes)} AS q) t
+                WHERE c.search_vector @@ t.q AND {where}
+                ORDER BY ts_rank_cd(c.search_vector, t.q, 1) DESC, c.id LIMIT %s""",
+            [*term_params(codes, tsquery), *params, CANDIDATES],
         )
         fusion.add([pk for (pk,) in cursor.fetchall()], weight=1.0, signal="fts")
     cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
@@ -104,9 +108,10 @@ def _rows(cursor, ids: list[int], query: str) -> dict[int, tuple]:
     """The chunks ``ids`` with their document's fields and a highlighted snippet, by id."""
     cursor.execute(
         f"""SELECT c.id, c.ordinal, c.text, d.slug, d.title, d.doc_type, d.namespace, d.metadata, d.kb_id,
-                  ts_headline(%s, c.text, websearch_to_tsquery(%s, %s), '{SNIPPET}')
+                  ts_headline(kbsite_fts_config(c.language), c.text,
+                              websearch_to_tsquery(kbsite_fts_config(c.language), %s), '{SNIPPET}')
            FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id WHERE c.id = ANY(%s)""",
-        [FTS_CONFIG, FTS_CONFIG, query, ids],
+        [query, ids],
     )
     return {row[0]: row for row in cursor.fetchall()}
 

@@ -11,7 +11,7 @@ never overlap.
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import timedelta
 
 from django.conf import settings
@@ -198,6 +198,12 @@ def _batch(kb: KnowledgeBase) -> list[Memory]:
     )
 
 
+def _language_of(memories: list[Memory]) -> str:
+    """The language most of ``memories`` are in: that of the insight drawn from them."""
+    told = Counter(m.language for m in memories)
+    return told.most_common(1)[0][0] if told else ""
+
+
 def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str], vectors) -> int:
     """Store the insights with their links and mark the batch consolidated; returns how many were stored. The batch
     was read before the LLM call: its memories still live are locked now, so none is deleted under the links, and
@@ -219,12 +225,13 @@ def _insights_store(job: JobRun, batch: list[Memory], insights, texts: list[str]
                 kb=job.kb,
                 end_user_id=batch[0].end_user_id,
                 text=text,
+                language=_language_of([m for m in batch if m.pk in ids]),
                 embedding=vector,
                 mode=job.mode,
                 job_run=job,
                 created_at=now,
             )
-            for text, vector, _ in kept
+            for text, vector, ids in kept
         ]
     )
     through = Insight.memories.through

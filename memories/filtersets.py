@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import django_filters
-from django.contrib.postgres.search import SearchQuery
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from kbsite.ai.fulltext import FTS_CONFIG
 from kbsite.api.fields import metadata_check
 from kbsite.filtersets import OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFilter
+from kbsite.languages.fulltext import held, query_in
+from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory
 
 
@@ -75,7 +75,8 @@ class MemoryFilterSet(LifeSpanFilterSet):
         return queryset.filter(topics__contains=[value.strip().lower()])
 
     def filter_q(self, queryset, name, value):
-        return queryset.filter(search_vector=SearchQuery(value, search_type="websearch", config=FTS_CONFIG))
+        kbs = KnowledgeBase.objects.filter(pk__in=queryset.values("kb_id").distinct())
+        return queryset.filter(search_vector=query_in(value, held(kbs)))
 
 
 class InsightFilterSet(LifeSpanFilterSet):

@@ -99,6 +99,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
             kb_id=memory.kb_id,
             end_user=data["end_user"] if "end_user" in data else memory.end_user,
             text=screening.text,
+            language=memory.kb.languages_of([screening.text])[0],
             kind=data.get("kind", memory.kind),
             entities=data.get("entities", memory.entities),
             topics=data.get("topics", memory.topics),
@@ -262,10 +263,13 @@ def memory_add(
         existing = same.first()
         if existing:
             return existing, False
+        (language,) = kb.languages_of([screening.text])
+        kb.languages_note([language])
         memory = Memory.objects.create(
             kb=kb,
             end_user=end_user,
             text=screening.text,
+            language=language,
             kind=kind,
             entities=[e.strip().lower() for e in entities if e.strip()][:50],
             topics=[t.strip().lower() for t in topics if t.strip()][:50],

@@ -1,4 +1,5 @@
-"""Full-text search shared by memories and document chunks: the text-search configuration and the query words."""
+"""Full-text search shared by memories and document chunks: the words of a query (each row's configuration is its
+language's: kbsite.languages.fulltext)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,6 @@ import re
 
 from kbsite import languages
 
-# Full-text config for memories and chunks: the default language's ('english' stems and drops the usual stopwords;
-# the query side removes the memory-specific ones, seed 001).
-FTS_CONFIG = languages.fts_config(languages.DEFAULT)
 WORD = re.compile(r"[\w][\w'\-]*", re.UNICODE)
 
 

@@ -19,7 +19,8 @@ from types import ModuleType
 DEFAULT = "en"
 # The languages read offline: each has a package here.
 READ = ("en",)
-# PostgreSQL's text-search configurations, by language code; any other language is searched as ``simple``.
+# PostgreSQL's text-search configurations, by language code (kbsite's migrations make a ``kbsite_<name>`` copy of
+# each, with unaccent, and the database function kbsite_fts_config); any other language is searched as simple.
 FTS_CONFIGS = {
     "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
     "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
@@ -28,6 +29,20 @@ FTS_CONFIGS = {
     "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
 }  # fmt: skip
 SIMPLE = "simple"
+AUTO = "auto"
+
+
+def _choices() -> list[tuple[str, str]]:
+    from django.conf.locale import LANG_INFO
+
+    from kbsite.languages.detection import CANDIDATES
+
+    info = {**LANG_INFO, "zh": LANG_INFO["zh-hans"]}
+    named = sorted((code, info[code]["name"]) for code in CANDIDATES)
+    return [(AUTO, "Auto: each text's own, told as it comes in"), *named]
+
+
+CHOICES = _choices()
 
 _current: ContextVar[str] = ContextVar("language", default=DEFAULT)
 
@@ -58,8 +73,3 @@ def override(code: str | None) -> Iterator[ModuleType]:
         yield get(code)
     finally:
         _current.reset(token)
-
-
-def fts_config(code: str | None) -> str:
-    """The PostgreSQL text-search configuration of the language ``code``."""
-    return FTS_CONFIGS.get(code or "", SIMPLE)

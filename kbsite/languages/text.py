@@ -30,14 +30,16 @@ def content_words(text: str) -> list[str]:
     ]
 
 
-def is_salient(text: str) -> bool:
-    """Greetings, thanks and turns that assert nothing are skipped without an LLM call."""
-    return _is_salient(text, languages.current_code())
+def is_salient(text: str, language: str = "") -> bool:
+    """Greetings, thanks and turns that assert nothing are skipped without an LLM call (read in ``language``, else
+    in the language in force)."""
+    return _is_salient(text, language or languages.current_code())
 
 
 @lru_cache(maxsize=4096)  # a job asks of each turn, then of each of its segments (mostly the turn itself)
 def _is_salient(text: str, code: str) -> bool:
-    words = len(content_words(text))
+    with languages.override(code):
+        words = len(content_words(text))
     return words >= MIN_CONTENT_WORDS or (words >= 1 and languages.get(code).words.DURABLE.search(text) is not None)
 
 

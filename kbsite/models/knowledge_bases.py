@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from kbsite import languages
+from kbsite.languages import detection
 from kbsite.models.bots import Bot
 from kbsite.models.names import name_validator
 
@@ -48,6 +51,20 @@ class KnowledgeBase(models.Model):
         default=False,
         help_text="The bot's chat proxy (/openai/v1/) records the turns of a request that names no KB here; one KB "
         "of a bot at most.",
+    )
+    language = models.CharField(
+        max_length=8,
+        default=languages.AUTO,
+        choices=languages.CHOICES,
+        help_text="The language of what the KB holds: auto (each text's own, told as it comes in) or a code (es, "
+        "de…) that every text is taken to be in.",
+    )
+    languages = ArrayField(
+        models.CharField(max_length=8),
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="The languages its texts are in, as told; a question is searched in full text under each.",
     )
     # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
     term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
@@ -88,6 +105,28 @@ class KnowledgeBase(models.Model):
         # mark its documents deleted), and its sessions would belong to another bot's end users.
         if self.pk and KnowledgeBase.objects.filter(pk=self.pk).exclude(bot_id=self.bot_id).exists():
             raise ValidationError({"bot": "A knowledge base stays with the bot it was made for."})
+
+    def languages_of(self, texts: list[str]) -> list[str]:
+        """The language of each of ``texts`` written to this KB: its own language if it has one set, else each
+        text's as told (one too short to tell taking the one's before it; none told: the first language the KB held,
+        else the default)."""
+        if self.language != languages.AUTO:
+            return [self.language] * len(texts)
+        return detection.detect_all(texts, fallback=self.languages[0] if self.languages else languages.DEFAULT)
+
+    def languages_note(self, codes: list[str]) -> None:
+        """Remember that the KB now holds texts in ``codes`` (its questions are searched under each)."""
+        new = sorted({code for code in codes if code} - set(self.languages))
+        if not new:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE memories_knowledgebase SET languages = languages || ARRAY("
+                "SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest(languages)) WHERE id = %s RETURNING languages",
+                [new, self.pk],
+            )
+            row = cursor.fetchone()
+        self.languages = row[0] if row else self.languages
 
     def ensure_folders(self) -> None:
         for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):

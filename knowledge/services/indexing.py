@@ -13,6 +13,8 @@ from kbsite.ai.vectors import as_vectors
 from knowledge import webhooks
 from knowledge.models import Chunk, Document
 
+LANGUAGE_CHARS = 2000  # what of a document tells its language
+
 
 def chunks_make(text: str, *, markdown: bool) -> list[tuple[int, str]]:
     """``(start offset, text)`` chunks of about KNOWLEDGE_CHUNK_CHARS, overlapping by KNOWLEDGE_CHUNK_OVERLAP."""
@@ -71,13 +73,18 @@ def _is_markdown(document: Document) -> bool:
 
 def _chunks_write(document: Document, pieces: list[tuple[int, str]], vectors: list) -> None:
     """Make ``pieces`` (with ``vectors``) the document's chunks, position by position: the one place chunk rows
-    are written (in the caller's transaction)."""
+    are written (in the caller's transaction). They are in the document's language, told from its opening."""
+    (language,) = document.kb.languages_of([document.content[:LANGUAGE_CHARS]])
+    if document.language != language:
+        document.language = language
+        Document.objects.filter(pk=document.pk).update(language=language)
+    document.kb.languages_note([language])
     old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
     kept, added = [], []
     for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
         chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
-        chunk.start_char, chunk.text, chunk.embedding = start, text, vector
+        chunk.start_char, chunk.text, chunk.embedding, chunk.language = start, text, vector, language
         (kept if chunk.pk else added).append(chunk)
     Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
-    Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding"], batch_size=256)
+    Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding", "language"], batch_size=256)
     Chunk.objects.bulk_create(added)

@@ -37,6 +37,8 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "consolidate_interval_minutes",
             "is_active",
             "records_chat",
+            "language",
+            "languages",
             "created_at",
             "updated_at",
             "memory_count",
@@ -51,7 +53,7 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "pending_jobs",
             "failed_jobs",
         ]
-        read_only_fields = ["created_at", "updated_at"]
+        read_only_fields = ["created_at", "updated_at", "languages"]
         # Uniqueness per bot is checked in validate_name: the bot is not a field.
         validators = []
 

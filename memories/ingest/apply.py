@@ -51,12 +51,14 @@ def facts_apply(
     turn_chunks: dict[str, int] | None = None,
     end_user_id: int | None = None,
     turn_metadata: dict[str, dict] | None = None,
+    turn_languages: dict[str, str] | None = None,
     searched_turns: dict[int, str] | None = None,
 ) -> None:
     """Apply an extraction in one transaction: dedup, supersede (retire, never delete), graph, cursors.
 
     ``turn_message_ids`` and ``turn_chunks`` map the extraction's turn refs to the messages or document chunks
-    its facts cite, and ``turn_metadata`` the client's labels of those turns (a fact gets those of its turns); the
+    its facts cite, ``turn_metadata`` the client's labels of those turns (a fact gets those of its turns) and
+    ``turn_languages`` their languages (a fact is in its first turn's, else told from its own text); the
     ``cursors`` move only if no other job has moved them since the extraction started.
     The facts are ``end_user_id``'s (None: shared), and everything they are compared with is too: a repeat is
     a repeat of the same owner's fact, and a fact retires only one of the same owner.
@@ -71,9 +73,8 @@ def facts_apply(
         locks.hold(Lock.KB_WRITE, kb.pk)
         _cursors_check(cursors)
         fields = _fields(kb, end_user_id, source=source, source_file=source_file, mode=extraction.mode, job=job)
-        new, repeated = _memories_new(
-            kb, facts, vectors, job, turn_message_ids, turn_chunks or {}, turn_metadata or {}, fields, now
-        )
+        turns_of = _TurnsOf(turn_message_ids, turn_chunks or {}, turn_metadata or {}, turn_languages or {})
+        new, repeated = _memories_new(kb, facts, vectors, job, turns_of, fields, now)
         bulk.memories_insert([memory for memory, _, _ in new])
         _sources_link(new, repeated)
         job.facts_superseded += supersession.named_retire(kb, end_user_id, [(m, old) for m, _, old in new], now)
@@ -154,7 +155,21 @@ def _cursors_check(cursors: list[CursorGuard]) -> None:
 NewMemory = tuple[Memory, list[int], "int | None"]  # the memory, the messages it cites, the memory it replaces
 
 
-def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_metadata, fields, now):
+@dataclass
+class _TurnsOf:
+    """What the turns an extraction read give the facts citing them, by turn ref."""
+
+    message_ids: dict[str, int]
+    chunks: dict[str, int]
+    metadata: dict[str, dict]
+    languages: dict[str, str]
+
+    def language(self, kb: KnowledgeBase, fact) -> str:
+        told = [self.languages[ref] for ref in fact.turn_refs if self.languages.get(ref)]
+        return told[0] if told else kb.languages_of([fact.text])[0]
+
+
+def _memories_new(kb, facts, vectors, job, turns_of: _TurnsOf, fields, now):
     """The memories to insert, and (memory id, message ids) for the repeats: a fact whose text is already live
     (or, unless it supersedes, is a near-duplicate of a live memory) adds its turns to that memory's sources."""
     hashes = [text_hash(s.text) for _, s in facts]
@@ -168,7 +183,7 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_m
     repeated: list[tuple[int, list[int]]] = []
     batch_hashes: set[str] = set()
     for i, ((fact, screening), vector, digest) in enumerate(zip(facts, vectors, hashes, strict=True)):
-        message_ids = [turn_message_ids[r] for r in fact.turn_refs if r in turn_message_ids]
+        message_ids = [turns_of.message_ids[r] for r in fact.turn_refs if r in turns_of.message_ids]
         duplicate_of = existing.get(digest) or (near.get(i) if fact.supersedes is None else None)
         if duplicate_of or digest in batch_hashes:
             job.facts_skipped += 1
@@ -176,12 +191,13 @@ def _memories_new(kb, facts, vectors, job, turn_message_ids, turn_chunks, turn_m
                 repeated.append((duplicate_of, message_ids))
             continue
         batch_hashes.add(digest)
-        chunk_ids = [turn_chunks[r] for r in fact.turn_refs if r in turn_chunks]
+        chunk_ids = [turns_of.chunks[r] for r in fact.turn_refs if r in turns_of.chunks]
         metadata: dict = {}
         for ref in fact.turn_refs:
-            metadata.update(turn_metadata.get(ref, {}))
+            metadata.update(turns_of.metadata.get(ref, {}))
         memory = Memory(
             text=screening.text,
+            language=turns_of.language(kb, fact),
             source_chunk_id=chunk_ids[0] if chunk_ids else None,
             kind=fact.kind,
             # No word of a quarantined text goes anywhere else (the offline tags are words of the text).

@@ -22,6 +22,7 @@ MEMORY_COLUMNS = [
     ("kb_id", "bigint"),
     ("end_user_id", "bigint"),
     ("text", "text"),
+    ("language", "text"),
     ("kind", "text"),
     ("entities", "varchar[]"),
     ("topics", "varchar[]"),
@@ -47,7 +48,8 @@ MEMORY_COLUMNS = [
 
 
 def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> None:
-    """Insert turns (validated API input: external_id, content, optional role, speaker, created_at) in one
+    """Insert turns (validated API input: external_id, content, optional role, speaker, created_at; the language
+    told) in one
     statement, their ids in the order given. Building and compiling a model instance per turn cost the web
     process more than the rest of storing them."""
     if not messages:
@@ -56,10 +58,12 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO memories_message
-                   (kb_id, session_id, external_id, role, speaker, content, metadata, created_at, received_at)
-               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.metadata, u.created_at, %s
-               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::jsonb[], %s::timestamptz[])
-                    WITH ORDINALITY AS u(external_id, role, speaker, content, metadata, created_at, n)
+                   (kb_id, session_id, external_id, role, speaker, content, language, metadata, created_at,
+                    received_at)
+               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.language, u.metadata, u.created_at, %s
+               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::varchar[], %s::jsonb[],
+                           %s::timestamptz[])
+                    WITH ORDINALITY AS u(external_id, role, speaker, content, language, metadata, created_at, n)
                ORDER BY u.n""",
             [
                 kb_id,
@@ -69,6 +73,7 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
                 [m.get("role") or Message.Role.USER for m in messages],
                 [m.get("speaker") or "" for m in messages],
                 [m["content"] for m in messages],
+                [m.get("language") or "" for m in messages],
                 [Jsonb(m.get("metadata") or {}) for m in messages],
                 [m.get("created_at") or now for m in messages],
             ],

@@ -99,10 +99,11 @@ def claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn
             "role",
             "created_at",
             "metadata",
+            "language",
         )
     )
     owners: dict[int, int | None] = {}
-    for pk, session_id, cursor, owner, content, speaker, role, created_at, metadata in pending:
+    for pk, session_id, cursor, owner, content, speaker, role, created_at, metadata, language in pending:
         batch = by_session[session_id]
         cursors[session_id], owners[session_id] = cursor, owner
         if len(batch) < settings.EXTRACT_BATCH_TURNS:
@@ -115,6 +116,7 @@ def claimed_batches(session_ids: list[int]) -> list[tuple[CursorGuard, list[Turn
                     when=created_at,
                     message_id=pk,
                     metadata=metadata or {},
+                    language=language,
                 )
             )
     return [

@@ -35,6 +35,7 @@ class Turn:
     when: datetime | None = None
     message_id: int | None = None
     metadata: dict = field(default_factory=dict)
+    language: str = ""  # its code as told ("es"); empty: the language in force
 
 
 @dataclass
@@ -95,25 +96,33 @@ def extract_heuristic(turns: list[Turn]) -> Extraction:
             asked = _question_of(turn.text)
             continue
         question, asked = asked, ""
-        if not is_salient(turn.text):
-            continue
-        segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
-        for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
-            kind = _kind(segment)
-            if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
-                segment = f"{segment} (answering: {question})"
-            facts.append(
-                Fact(
-                    text=f"{turn.speaker}: {segment}" if turn.speaker else segment,
-                    kind=kind,
-                    entities=entities_guess(segment, turn.speaker),
-                    topics=topics_guess(segment),
-                    importance=0.6 if kind != "fact" else 0.5,
-                    valid_from=turn.when,
-                    turn_refs=[turn.ref],
-                )
-            )
+        with languages.override(turn.language):  # read in the turn's own language
+            facts += _turn_facts(turn, question)
     return Extraction(facts=facts, edges=[], mode="heuristic")
+
+
+def _turn_facts(turn: Turn, question: str) -> list[Fact]:
+    """The statements of one user turn, each a fact (the first with the bot's question it answers, if short)."""
+    facts: list[Fact] = []
+    if not is_salient(turn.text):
+        return facts
+    segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
+    for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
+        kind = _kind(segment)
+        if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
+            segment = f"{segment} (answering: {question})"
+        facts.append(
+            Fact(
+                text=f"{turn.speaker}: {segment}" if turn.speaker else segment,
+                kind=kind,
+                entities=entities_guess(segment, turn.speaker),
+                topics=topics_guess(segment),
+                importance=0.6 if kind != "fact" else 0.5,
+                valid_from=turn.when,
+                turn_refs=[turn.ref],
+            )
+        )
+    return facts
 
 
 # --- LLM extractor -------------------------------------------------------------------
@@ -126,6 +135,7 @@ Extract only DURABLE facts worth remembering across sessions:
   - stable project/environment conventions and tool quirks
 Write each as ONE atomic declarative fact in the third person, naming the person (never "I" or "the user" when a name
 is known). Resolve relative dates ("yesterday", "last week") against the turn's date and write the absolute date.
+Write each fact in the language of the turns it comes from (a Spanish turn gives a Spanish fact): never translate.
   GOOD: "Alice prefers concise answers without preamble."   GOOD: "Bob adopted a dog named Rex in May 2023."
   BAD (imperative): "Always answer concisely."   BAD (procedure): "Run tests with pytest -n 4."
   BAD (stale artifact): "Fixed bug #4821."  "Opened PR 90."

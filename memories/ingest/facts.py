@@ -9,12 +9,12 @@ import logging
 import re
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.contrib.postgres.search import SearchRank
 from django.db.models import F
 from django.utils import timezone
 
 from kbsite.ai import llm
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import held, query_in
 from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories.ingest.extraction import Extraction, Turn, extract_heuristic, extract_llm
 from memories.models import Memory
@@ -33,7 +33,7 @@ def _live_facts_for_prompt(kb: KnowledgeBase, turns: list[Turn], end_user_id: in
     words = sorted({w for t in turns for w in content_words(t.text) if re.fullmatch(r"[a-z0-9]+", w)})[:64]
     picked: list[tuple[int, str, str]] = []
     if words:
-        query = SearchQuery(" | ".join(words), search_type="raw", config=FTS_CONFIG)
+        query = query_in(" | ".join(words), held([kb]), search_type="raw")
         picked = list(
             live.filter(search_vector=query)
             .annotate(rank=SearchRank(F("search_vector"), query))

@@ -20,6 +20,7 @@ from memories.ingest.receive import enqueue_item_ingest
 from memories.models import IngestItem
 
 SEGMENT_CHARS = 2500
+LANGUAGE_CHARS = 2000  # what of a text tells its language
 LLM_CALL_CHARS = 8000
 
 
@@ -32,12 +33,19 @@ def item_ingest(*, job: JobRun) -> JobRun:
     chunk_ids: list[int] = []
     if item.kind == IngestItem.Kind.DOCUMENT:
         # The document's own chunks are the segments, so each fact cites the chunk it came from.
-        rows = list(item.document.chunks.order_by("ordinal").values_list("id", "text")) if item.document else []
-        chunk_ids = [pk for pk, _ in rows]
-        segments = [text for _, text in rows]
+        rows = (
+            list(item.document.chunks.order_by("ordinal").values_list("id", "text", "language"))
+            if item.document
+            else []
+        )
+        chunk_ids = [pk for pk, _, _ in rows]
+        segments = [text for _, text, _ in rows]
+        told = [language for _, _, language in rows]
         source = item.source
     else:
         segments = splitting.pieces(item.text, SEGMENT_CHARS)
+        told = kb.languages_of([item.text[:LANGUAGE_CHARS]]) * len(segments)
+        kb.languages_note(told[:1])
         source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
     try:
         position = item.progress
@@ -56,7 +64,10 @@ def item_ingest(*, job: JobRun) -> JobRun:
             if budgets.held(state):
                 key, why = budgets.offline_why(job)  # the spent budget, or an operator's "run now offline"
                 job.detail = {**job.detail, key: f"{why}: the rest extracted offline"}
-            turns = [Turn(ref=f"s{position + i}", text=seg, role="document") for i, seg in enumerate(group)]
+            turns = [
+                Turn(ref=f"s{position + i}", text=seg, role="document", language=told[position + i])
+                for i, seg in enumerate(group)
+            ]
             job.items_read += len(turns)
             extraction = extract(kb, turns, item.end_user_id, offline=state != budgets.LLM)
             facts_apply(
@@ -65,6 +76,7 @@ def item_ingest(*, job: JobRun) -> JobRun:
                 extraction=extraction,
                 turn_message_ids={},
                 turn_metadata={t.ref: item.metadata for t in turns} if item.metadata else None,
+                turn_languages={t.ref: t.language for t in turns},
                 job=job,
                 source=source,
                 source_file=item.file_name,

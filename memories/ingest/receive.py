@@ -54,6 +54,9 @@ def messages_receive(
                 continue
             seen.add(m["external_id"])
             rows.append(m)
+        told = kb.languages_of([m["content"] for m in rows])
+        rows = [{**m, "language": code} for m, code in zip(rows, told, strict=True)]
+        kb.languages_note(told)
         bulk.messages_insert(kb_id=kb.pk, session_id=session.pk, messages=rows)
         if not created:
             Session.objects.filter(pk=session.pk).update(updated_at=timezone.now())

@@ -21,7 +21,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
 from kbsite import languages
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import held, query_in
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
 from memories.ingest.changes import Change, changes
@@ -67,6 +67,12 @@ def restated(stated: Statement) -> str:
 # --- Restated ---------------------------------------------------------------------------------------------------
 
 
+def _statement_of(memory: Memory) -> Statement:
+    """What ``memory`` states, read in its own language."""
+    with languages.override(memory.language):
+        return statement(memory.text)
+
+
 def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
     """Each new memory (in order) against the same owner's live extracted facts about the same person stating the
     same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
@@ -76,11 +82,11 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     for memory in memories:
         if memory.quarantined or memory.pk in retired:
             continue
-        new = statement(memory.text)
+        new = _statement_of(memory)
         if not new.slots:
             continue
         for old_memory in _earlier_statements(kb, end_user_id, memory, new):
-            old = statement(old_memory.text)
+            old = _statement_of(old_memory)
             later = _later_or_same(memory, old_memory)
             # Of two contradicting statements, the one valid earlier goes, replaced by the other.
             if later and contradicts(old, new):
@@ -121,40 +127,48 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     for memory in memories:
         if memory.quarantined:
             continue
-        for change in changes(memory.text):
-            named = _naming(change)
-            mentions = (
-                Memory.objects.live()
-                .owned_by(end_user_id)
-                .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=named)
-                .only("id", "text", "kb_id", "end_user_id")
-                .order_by("-id")[:50]
-            )
-            for older in mentions:
-                if change.replaces(older.text) and conflict_open(
-                    older=older, newer=memory, attribute=f"{change.how}: {' '.join(sorted(change.thing))}"
-                ):
-                    opened.append(older.pk)
+        with languages.override(memory.language):  # the change is read, and compared, in its own language
+            opened += _ended_by(kb, end_user_id, memory)
     insights_retire(opened, reason=CONTRADICTED, at=now)
     return len(opened)
 
 
-def _naming(change: Change) -> SearchQuery:
+def _ended_by(kb: KnowledgeBase, end_user_id: int | None, memory: Memory) -> list[int]:
+    """The older facts ``memory`` says have changed, each made the older side of an open conflict."""
+    opened = []
+    for change in changes(memory.text):
+        named = _naming(change, held([kb]))
+        mentions = (
+            Memory.objects.live()
+            .owned_by(end_user_id)
+            .filter(kb=kb, quarantined=False, pk__lt=memory.pk, search_vector=named)
+            .only("id", "text", "kb_id", "end_user_id")
+            .order_by("-id")[:50]
+        )
+        for older in mentions:
+            if change.replaces(older.text) and conflict_open(
+                older=older, newer=memory, attribute=f"{change.how}: {' '.join(sorted(change.thing))}"
+            ):
+                opened.append(older.pk)
+    return opened
+
+
+def _naming(change: Change, codes: list[str]) -> SearchQuery:
     """What finds the older facts a change may replace: for a retirement, those saying where or as what one works;
     else those naming the thing, or using it ("no car anymore": "I drive my Golf")."""
     words = languages.current().changes
     if change.how == "retired":
-        return _any_word(set(words.WORK_WORDS))
-    query = _all_words(change.thing)
+        return _any_word(set(words.WORK_WORDS), codes)
+    query = _all_words(change.thing, codes)
     for use in words.USED.get(change.thing, ()):
-        query |= _all_words(use)
+        query |= _all_words(use, codes)
     return query
 
 
-def _all_words(words: frozenset[str]) -> SearchQuery:
+def _all_words(words: frozenset[str], codes: list[str]) -> SearchQuery:
     """Every word, or a longer one it begins ("fuji": "Fujifilm")."""
     terms = [re.sub(r"\W", "", word) for word in sorted(words)]
-    return SearchQuery(" & ".join(f"{t}:*" for t in terms if t), search_type="raw", config=FTS_CONFIG)
+    return query_in(" & ".join(f"{t}:*" for t in terms if t), codes, search_type="raw")
 
 
 def _later_or_same(new: Memory, old: Memory) -> bool:
@@ -169,16 +183,16 @@ def _earlier_statements(kb: KnowledgeBase, end_user_id: int | None, memory: Memo
         Memory.objects.live()
         .owned_by(end_user_id)
         .filter(kb=kb, mode__in=[Mode.HEURISTIC, Mode.LLM], quarantined=False, pk__lt=memory.pk)
-        .filter(search_vector=_any_word(new.hints))
+        .filter(search_vector=_any_word(new.hints, held([kb])))
     )
     if new.speaker:  # "Alice: I live…" or "Alice lives…"
         candidates = candidates.filter(text__istartswith=new.speaker)
-    return list(candidates.only("id", "text", "valid_from").order_by("-id")[:200])  # the latest first
+    return list(candidates.only("id", "text", "valid_from", "language").order_by("-id")[:200])  # the latest first
 
 
-def _any_word(words: set[str]) -> SearchQuery:
+def _any_word(words: set[str], codes: list[str]) -> SearchQuery:
     query = None
     for word in sorted(words):
-        one = SearchQuery(word, config=FTS_CONFIG)
+        one = query_in(word, codes, search_type="plain")
         query = one if query is None else query | one
     return query

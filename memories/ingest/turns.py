@@ -163,8 +163,8 @@ def _extract_group(
     owner = group[0][0].end_user_id
     turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
-    salient = [t for t in turns if is_salient(t.text)]
-    _skipped_show(job, [t for t in turns if not is_salient(t.text)])
+    salient = [t for t in turns if is_salient(t.text, t.language)]
+    _skipped_show(job, [t for t in turns if not is_salient(t.text, t.language)])
     try:
         # Nothing durable in the group: the cursors still advance, without an LLM call.
         if salient:
@@ -177,6 +177,7 @@ def _extract_group(
             extraction=extraction,
             turn_message_ids={t.ref: t.message_id for t in turns},
             turn_metadata={t.ref: t.metadata for t in turns if t.metadata},
+            turn_languages={t.ref: t.language for t in turns},
             searched_turns=_searched(extraction, salient),
             job=job,
             source="chat",

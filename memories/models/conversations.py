@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, JobRun, KnowledgeBase
 
 
@@ -67,12 +67,13 @@ class Message(models.Model):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.USER)
     speaker = models.CharField(max_length=200, blank=True)
     content = models.TextField()
+    language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     metadata = models.JSONField(default=dict, blank=True, help_text="The client's own labels, carried to its facts.")
     created_at = models.DateTimeField(default=timezone.now, help_text="When the turn was said (client's clock).")
     received_at = models.DateTimeField(auto_now_add=True)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", config=FTS_CONFIG),
+        expression=SearchVector("content", config=RowConfig()),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -10,7 +10,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories.models.memory import Memory
 from memories.models.querysets import LifeSpanQuerySet
@@ -29,10 +29,11 @@ class Insight(models.Model):
         help_text="Whose memories it links; none: shared ones only.",
     )
     text = models.TextField()
+    language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     memories = models.ManyToManyField(Memory, related_name="insights", blank=True)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
     search_vector = models.GeneratedField(
-        expression=SearchVector("text", config=FTS_CONFIG),
+        expression=SearchVector("text", config=RowConfig()),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories.models.conversations import Message
 from memories.models.querysets import MemoryQuerySet
@@ -67,6 +67,7 @@ class Memory(models.Model):
         help_text="Whose fact it is; none: shared knowledge of the KB.",
     )
     text = models.TextField()
+    language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.FACT)
     entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     topics = ArrayField(models.CharField(max_length=200), default=list, blank=True)
@@ -75,7 +76,7 @@ class Memory(models.Model):
     # In the HNSW index (its KB has outgrown exact search); otherwise found by an exact scan of its KB.
     in_vector_index = models.BooleanField(default=False, editable=False)
     search_vector = models.GeneratedField(
-        expression=SearchVector("text", config=FTS_CONFIG),
+        expression=SearchVector("text", config=RowConfig()),
         output_field=SearchVectorField(),
         db_persist=True,
     )

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from kbsite import budgets, languages
 from kbsite.ai import llm
 from kbsite.caller import Caller
+from kbsite.languages.detection import query_language
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.ingest.changes import names_a_time
@@ -22,7 +23,7 @@ from memories.text import SENTENCE, content_words, stems
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the
-answer, say you do not know and cite nothing.
+answer, say you do not know and cite nothing. Answer in the language of the question.
 Return STRICT JSON: {"answer": "...", "citations": [<memory id>, ...]}"""
 
 
@@ -160,7 +161,13 @@ def kb_ask(
     """An answer from the memories the caller's end user may see (their own and the shared ones), citing them: the
     memories the context block holds for the question (its profile and relevant facts), so that what the block can
     answer is answered. Extractive offline, and once the bot's LLM budget of the day is spent (whatever it chose for
-    its extraction: an answer cannot wait), its mode saying so."""
+    its extraction: an answer cannot wait), its mode saying so. The question is read, and answered, in its own
+    language."""
+    with languages.override(query_language(question, [kb])):
+        return _ask(kb=kb, question=question, k=k, budget_chars=budget_chars, caller=caller)
+
+
+def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller: Caller) -> Answer:
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
     hits = got.memories[:k] + got.profile + got.insights  # the profile always: it is what the block shows first
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}

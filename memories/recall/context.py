@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
 
+from kbsite import languages
 from kbsite.ai import llm
-from kbsite.ai.fulltext import FTS_CONFIG, text_query
+from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
+from kbsite.languages.detection import query_language
+from kbsite.languages.fulltext import RowConfig
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory, Message
 from memories.recall import Hit, RecallQuery, query_embedding, recall
@@ -129,11 +132,12 @@ def context_build(
     kbs = list(caller.kbs().always_on())
     if not kbs:
         return Context(text="", kbs=[])
-    got = block_retrieve(caller=caller, kbs=kbs, query=query, budget_chars=budget_chars)
-    used = _size(got.profile + got.memories + got.insights)
-    budget = max(0, budget_chars - used - 400)
-    documents = _documents(kbs, query, got.vector, session_id, budget, caller.end_user_id)
-    text = _render(got.profile, got.memories, got.insights, documents)
+    with languages.override(query_language(query, kbs)):  # the question is read in its own language
+        got = block_retrieve(caller=caller, kbs=kbs, query=query, budget_chars=budget_chars)
+        used = _size(got.profile + got.memories + got.insights)
+        budget = max(0, budget_chars - used - 400)
+        documents = _documents(kbs, query, got.vector, session_id, budget, caller.end_user_id)
+        text = _render(got.profile, got.memories, got.insights, documents)
     return Context(
         text=text,
         kbs=[kb.name for kb in kbs],
@@ -230,7 +234,7 @@ def _matching(hits: list[Hit], words: str, end_user_id: int | None = None) -> se
     for type_, model in (("memory", Memory), ("insight", Insight), ("turn", Message)):
         ids = [h.id for h in hits if h.type == type_ and {"fts", "concept"} & set(h.signals)]
         if ids:
-            query = SearchQuery(words, search_type="websearch", config=FTS_CONFIG)
+            query = SearchQuery(words, search_type="websearch", config=RowConfig())  # each in its own language
             rows = model.objects.filter(pk__in=ids, search_vector=query)
             if end_user_id:
                 owner = "session__end_user_id" if type_ == "turn" else "end_user_id"

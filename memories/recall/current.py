@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from kbsite import languages
 from memories.ingest.changes import changes, mentions
 from memories.ingest.statements import statement, values_agree
 from memories.models import ReviewItem
@@ -31,7 +32,8 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     for hit in ordered:
         if hit.type != "memory":
             continue
-        said = statement(hit.text)
+        with languages.override(hit.language):
+            said = statement(hit.text)
         for slot, value in said.slots.items():
             stated.append((hit, said.speaker, slot, value))
             latest[(said.speaker, slot)] = (hit, value)
@@ -43,10 +45,13 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
             for sibling in _naming_in_turn(ordered, hit, value):
                 earlier.setdefault(("memory", sibling.id), until)
     for n, hit in enumerate(ordered):
-        for change in changes(hit.text) if hit.type == "memory" else ():
-            for older in ordered[:n]:
-                if change.replaces(older.text):
-                    earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
+        if hit.type != "memory":
+            continue
+        with languages.override(hit.language):  # a change is read, and compared, in its own language
+            for change in changes(hit.text):
+                for older in ordered[:n]:
+                    if change.replaces(older.text):
+                        earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)
     return earlier
 
 

@@ -12,7 +12,7 @@ import time
 
 from django.db import connection
 
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import term_params, term_sql
 from memories.recall.scope import Table
 
 DF_CAP = 1000
@@ -28,11 +28,16 @@ _size_cache: dict = {}
 
 
 def fts_ranked(
-    tables: list[Table], tsquery: str, limit: int, stats_kb_ids: tuple[int, ...] | None = None
+    tables: list[Table],
+    tsquery: str,
+    limit: int,
+    stats_kb_ids: tuple[int, ...] | None = None,
+    codes: tuple[str, ...] = ("",),
 ) -> dict[str, list[int]]:
     """For each table (by its type), the rows matching any informative query word, ranked BM25-style: each matched
     word counts by its rarity in the KB (IDF), so a name that is in half the conversation weighs less than the word
-    that matters. ``stats_kb_ids``: the KBs whose word statistics the memory table may read.
+    that matters. ``stats_kb_ids``: the KBs whose word statistics the memory table may read; ``codes``: the languages
+    the rows are in, each word searched under each one's configuration.
 
     Every row touched costs a heap read, so at most FTS_ROWS rows are looked at: the rarest words bring
     all their rows, a common word only as many as are left. A row that matches a rare word is scored on
@@ -43,7 +48,7 @@ def fts_ranked(
     terms = [t for t in tsquery.split(" or ") if t]
     if not terms:
         return {}
-    frequencies = _term_frequencies(tables, terms, stats_kb_ids)
+    frequencies = _term_frequencies(tables, terms, stats_kb_ids, list(codes))
     branches, branch_params = [], []
     for index, (table, found) in enumerate(zip(tables, frequencies, strict=True)):
         # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
@@ -99,7 +104,7 @@ def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tu
 
 
 def _term_frequencies(
-    tables: list[Table], terms: list[str], stats_kb_ids: tuple[int, ...] | None = None
+    tables: list[Table], terms: list[str], stats_kb_ids: tuple[int, ...] | None = None, codes: list[str] = ("",)
 ) -> list[list[tuple[str, int]]]:
     """For each table, (tsquery, document frequency in scope, counted up to DF_CAP) of each word that makes one.
 
@@ -110,12 +115,12 @@ def _term_frequencies(
     has just appeared in the KB is never missed. What is counted, for every table, is counted in one statement.
     """
     now = time.monotonic()
-    keys = [(table.name, table.where, repr(table.params)) for table in tables]
+    keys = [(table.name, table.where, repr(table.params), tuple(codes)) for table in tables]
     known: list[dict] = []
     for table, key in zip(tables, keys, strict=True):
         cached = {term: _df_cache[(key, term)] for term in terms if _df_cache.get((key, term), (0, 0, 0))[2] > now}
-        if stats_kb_ids and table.type == "memory":
-            cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now))
+        if stats_kb_ids and table.type == "memory" and len(codes) == 1:
+            cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now, codes[0]))
         known.append(cached)
     counts, params = [], []
     for index, (table, found) in enumerate(zip(tables, known, strict=True)):
@@ -123,11 +128,11 @@ def _term_frequencies(
             if term not in found:
                 # A constant tsquery per word, for the reason fts_ranked gives.
                 counts.append(
-                    f"""SELECT {index}, %s, websearch_to_tsquery(%s, %s)::text, (SELECT count(*) FROM (
-                        SELECT 1 FROM {table.name} WHERE {table.name}.search_vector @@ websearch_to_tsquery(%s, %s)
+                    f"""SELECT {index}, %s, {term_sql(codes)}::text, (SELECT count(*) FROM (
+                        SELECT 1 FROM {table.name} WHERE {table.name}.search_vector @@ {term_sql(codes)}
                         AND {table.where} LIMIT %s) capped)"""
                 )
-                params += [term, FTS_CONFIG, term, FTS_CONFIG, term, *table.params, DF_CAP]
+                params += [term, *term_params(codes, term), *term_params(codes, term), *table.params, DF_CAP]
     if counts:
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(counts), params)
@@ -140,19 +145,22 @@ def _term_frequencies(
     return [[(found[term][0], found[term][1]) for term in terms if found[term][0]] for found in known]
 
 
-def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float) -> dict[str, tuple[str, int, float]]:
+def _term_stats(
+    kb_ids: tuple[int, ...], terms: list[str], now: float, code: str
+) -> dict[str, tuple[str, int, float]]:
     """Document frequencies of the single-word ``terms`` found in the KBs' TermStat rows."""
     if not terms:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
             """SELECT t.term, t.q::text, s.n FROM (
-                   SELECT term, websearch_to_tsquery(%s, term) AS q FROM unnest(%s::text[]) AS term) t
+                   SELECT term, websearch_to_tsquery(kbsite_fts_config(%s), term) AS q
+                   FROM unnest(%s::text[]) AS term) t
                CROSS JOIN LATERAL (
                    SELECT sum(ndoc) AS n FROM memories_termstat
                    WHERE kb_id = ANY(%s) AND numnode(t.q) = 1 AND term = btrim(t.q::text, chr(39))) s
                WHERE s.n IS NOT NULL""",
-            [FTS_CONFIG, terms, list(kb_ids)],
+            [code, terms, list(kb_ids)],
         )
         return {term: (q, min(int(n), DF_CAP), now) for term, q, n in cursor.fetchall()}
 

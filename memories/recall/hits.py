@@ -20,7 +20,7 @@ from memories.selectors import sources_of
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # What ranking and packing need of a memory (its sources are loaded for the packed hits only).
-HIT_FIELDS = ("id", "kb_id", "text", "kind", "entities", "created_us", "valid_us")
+HIT_FIELDS = ("id", "kb_id", "text", "kind", "entities", "created_us", "valid_us", "language")
 
 
 def _micros(column: str) -> str:
@@ -28,12 +28,12 @@ def _micros(column: str) -> str:
 
 
 MEMORY_HITS_SQL = f"""
-    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")},
+    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")}, language,
         CASE WHEN mode = 'heuristic' THEN
             (SELECT min(l.message_id) FROM memories_memory_source_messages l WHERE l.memory_id = memories_memory.id)
         END
     FROM memories_memory WHERE id = ANY(%s)"""
-INSIGHT_HITS_SQL = f"SELECT id, kb_id, text, {_micros('created_at')} FROM memories_insight WHERE id = ANY(%s)"
+INSIGHT_HITS_SQL = f"SELECT id, kb_id, text, {_micros('created_at')}, language FROM memories_insight WHERE id = ANY(%s)"
 
 
 def at(micros: int | None) -> datetime | None:
@@ -60,6 +60,7 @@ class Hit:
     # Offline statements of one turn (see merged_by_turn): the turn's message id, and the statements joined in.
     turn: int | None = None
     parts: list[tuple[int, str]] = field(default_factory=list)
+    language: str = ""  # the code of the language it is in, as told when it came in
 
     @property
     def ids(self) -> list[int]:
@@ -99,11 +100,12 @@ def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
                 hits[("memory", hit.id)] = hit
         if insight_ids:
             cursor.execute(INSIGHT_HITS_SQL, [insight_ids])
-            for pk, kb_id, text, created_us in cursor.fetchall():
+            for pk, kb_id, text, created_us, language in cursor.fetchall():
                 hits[("insight", pk)] = Hit(
                     id=pk,
                     type="insight",
                     text=text,
+                    language=language,
                     kind="insight",
                     created_at=at(created_us),
                     kb=kb_names.get(kb_id, ""),
@@ -122,6 +124,7 @@ def memory_hit(row: dict, kb_names: dict[int, str]) -> Hit:
         created_at=at(row["created_us"]),
         valid_from=at(row["valid_us"]),
         kb=kb_names.get(row["kb_id"], ""),
+        language=row["language"],
     )
 
 

@@ -11,10 +11,13 @@ from datetime import datetime
 
 from django.db import transaction
 
+from kbsite import languages
 from kbsite.ai import embeddings
 from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
+from kbsite.languages.detection import query_language
+from kbsite.languages.fulltext import held
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.recall.fulltext import fts_ranked
@@ -79,6 +82,11 @@ class RecallQuery:
         )
 
     @property
+    def language(self) -> str:
+        """The language the query is read in (:func:`kbsite.languages.detection.query_language`)."""
+        return query_language(self.text, self.kbs)
+
+    @property
     def wants_memories(self) -> bool:
         return not self.kinds or any(x != "insight" for x in self.kinds)
 
@@ -91,6 +99,11 @@ class RecallQuery:
 def recall(q: RecallQuery) -> list[Hit]:
     """Ranked, budget-packed memories (and insights) for the query ``q``, each with the signals that found it and,
     once packed, its sources."""
+    with languages.override(q.language):  # the question is read in its own language
+        return _recall(q)
+
+
+def _recall(q: RecallQuery) -> list[Hit]:
     # The query is embedded on another thread while the database does the full-text part (``query_vector`` may be
     # that embedding under way: query_embedding's).
     query_vector = q.query_vector
@@ -155,13 +168,14 @@ def _direct(
     with transaction.atomic():
         # Every KB in scope keeps word statistics: read them instead of counting.
         stats = tuple(kb.pk for kb in kbs) if all(kb.term_stats_memories for kb in kbs) else None
-        ranked = fts_ranked(list(tables), tsquery, CANDIDATES, stats)
+        codes = tuple(held(kbs))
+        ranked = fts_ranked(list(tables), tsquery, CANDIDATES, stats, codes)
         for table in tables:
             weight = FTS_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
             fusion.add([(table.type, pk) for pk in ranked.get(table.type, [])], weight=weight, signal="fts")
         # A question about a subject ("tell me about the family") finds the words that state its facts ("sister").
         if about:
-            ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats)
+            ranked = fts_ranked(list(tables), " or ".join(about), CANDIDATES, stats, codes)
             for table in tables:
                 found = [(table.type, pk) for pk in ranked.get(table.type, [])]
                 weight = CONCEPT_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)

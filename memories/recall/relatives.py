@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.contrib.postgres.search import SearchQuery
 
 from kbsite import languages
-from kbsite.ai.fulltext import FTS_CONFIG
+from kbsite.languages.fulltext import RowConfig
 from memories.models import Memory
 from memories.recall.concepts import concept_words
 
@@ -38,7 +38,7 @@ def relatives_named(query: str, end_user_id: int | None) -> list[str]:
     terms = " | ".join(sorted(asked))
     texts = (
         Memory.objects.live()
-        .filter(end_user_id=end_user_id, search_vector=SearchQuery(terms, search_type="raw", config=FTS_CONFIG))
+        .filter(end_user_id=end_user_id, search_vector=SearchQuery(terms, search_type="raw", config=RowConfig()))
         .order_by("-id")
         .values_list("text", flat=True)[:FACTS_READ]
     )

@@ -20,7 +20,7 @@ from memories.recall.hits import Hit, at
 
 TURN_HITS_SQL = """
     SELECT m.id, m.kb_id, m.speaker, m.content, (extract(epoch from m.created_at) * 1000000)::bigint,
-        s.external_id, m.external_id
+        s.external_id, m.external_id, m.language
     FROM memories_message m JOIN memories_session s ON s.id = m.session_id
     WHERE m.id = ANY(%s)"""
 
@@ -54,7 +54,7 @@ def turn_hits_load(ids: list[int], kb_names: dict[int, str]) -> dict[tuple[str, 
         cursor.execute(TURN_HITS_SQL, [ids])
         rows = cursor.fetchall()
     hits = {}
-    for pk, kb_id, speaker, content, created_us, session, external_id in rows:
+    for pk, kb_id, speaker, content, created_us, session, external_id, language in rows:
         hits[("turn", pk)] = Hit(
             id=pk,
             type="turn",
@@ -66,6 +66,7 @@ def turn_hits_load(ids: list[int], kb_names: dict[int, str]) -> dict[tuple[str, 
             entities=[speaker] if speaker else [],
             turn=pk,
             sources=[{"type": "message", "session_id": session, "external_id": external_id}],
+            language=language,
         )
     return hits
 

@@ -3,6 +3,9 @@ full-text configuration."""
 
 from __future__ import annotations
 
+import pytest
+from django.db import connection
+
 from kbsite import languages
 from kbsite.languages.text import content_words
 
@@ -17,11 +20,18 @@ def test_the_language_in_force_is_set_for_a_block_and_restored_after():
     assert languages.current_code() == "en"
 
 
+@pytest.mark.django_db
 def test_a_language_without_a_package_is_read_as_the_default_and_searched_under_its_own_configuration():
-    """A language PostgreSQL stems gets its configuration even before it is read offline; others are simple."""
+    """A language PostgreSQL stems gets its configuration (with accents folded) even before it is read offline;
+    others are simple, and a row of no language told is searched as the default's."""
     assert languages.get("xx") is languages.get("en")
-    assert languages.fts_config("es") == "spanish" and languages.fts_config("de") == "german"
-    assert languages.fts_config("ja") == "simple" and languages.fts_config(None) == "simple"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT kbsite_fts_config(code)::text FROM unnest(ARRAY['es', 'de', 'ja', '', 'en']) AS code")
+        configs = [row[0] for row in cursor.fetchall()]
+        cursor.execute("SELECT to_tsvector(kbsite_fts_config('es'), 'Me mudé a Múnich con mis gatos')::text")
+        spanish = cursor.fetchone()[0]
+    assert configs == ["kbsite_spanish", "kbsite_german", "kbsite_simple", "kbsite_english", "kbsite_english"]
+    assert "'munich'" in spanish and "'gat'" in spanish and "'con'" not in spanish
 
 
 def test_english_words_come_from_the_english_package():

@@ -142,7 +142,13 @@ def test_the_admin_shows_a_kbs_folder_and_keeps_its_bot(admin_client, kb, other_
     page = admin_client.get(f"/admin/kbsite/knowledgebase/{kb.pk}/change/")
     assert str(kb.folder) in page.content.decode()
     assert 'name="bot"' not in page.content.decode()
-    form = {"name": "notes", "consolidate_interval_minutes": 30, "is_active": "on", "bot": other_bot.pk}
+    form = {
+        "name": "notes",
+        "consolidate_interval_minutes": 30,
+        "is_active": "on",
+        "language": "auto",
+        "bot": other_bot.pk,
+    }
     assert admin_client.post(f"/admin/kbsite/knowledgebase/{kb.pk}/change/", form).status_code == 302
     assert KnowledgeBase.objects.get(pk=kb.pk).bot_id == kb.bot_id
 

@@ -236,9 +236,7 @@ def replaces(change: Change, older: str) -> bool:
     for a while only ("with a stick for now"). A text that says itself the thing ended is not replaced."""
     if change.how == "retired":
         said = statement(older)
-        return bool({"employer", "occupation", "workplace", "team"} & set(said.slots)) or bool(
-            _WORK_SAID.search(older)
-        )
+        return bool({"employer", "occupation", "workplace", "team"} & set(said.slots)) or bool(_WORK_SAID.search(older))
     if not mentions(older, change.thing) and not any(mentions(older, use) for use in USED.get(change.thing, ())):
         return False
     if len(change.thing) == 1 and len(content_words(older)) > LONG_STATEMENT and not _own_in(older, change.thing):
