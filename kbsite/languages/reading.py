@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from kbsite import languages
+from kbsite.languages.text import content_words
 
 
 @dataclass
@@ -60,6 +61,27 @@ class Concept:
     slots: tuple[str, ...] = ()  # the one-valued attributes it asks for (ingest.statements' slots)
 
 
+def concept(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Concept:
+    """A subject: ``asks``, the alternatives of a question about it (a regex, whole words); ``words``, those that
+    state its facts; ``slots``, the one-valued attributes it asks for."""
+    return Concept(name, re.compile(r"\b(?:" + asks + r")\b", re.I), tuple(words.split()), slots)
+
+
+# What a retirement makes a thing of the past: where, as what and in which team one works.
+RETIRED_SLOTS = frozenset({"employer", "occupation", "workplace", "team"})
+
+
+def _own_in(text: str, thing: frozenset[str]) -> bool:
+    """Whether ``text`` names the thing with a capital ("the Clio", "Pintxo": a name, not a common word) or as the
+    speaker's own (the language's ``OWN`` words: "on my bike")."""
+    own = "|".join(languages.current().changes.OWN)
+    return any(
+        re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", text, re.I)
+        and re.search(rf"(?<![\w']){re.escape(word.capitalize())}|(?i:\b(?:{own}) {re.escape(word)}\b)", text)
+        for word in thing
+    )
+
+
 @dataclass(frozen=True)
 class Change:
     """A thing a text says has changed, as the words that name it: ``ended`` ("we sold the Clio", "I don't drink
@@ -70,8 +92,28 @@ class Change:
     thing: frozenset[str]
 
     def replaces(self, older: str) -> bool:
-        """Whether an older text says what this change makes a thing of the past (read in the language in force)."""
-        return languages.current().changes.replaces(self, older)
+        """Whether an older text says what this change makes a thing of the past: it names the thing (or a use of
+        it: "no car anymore" replaces "I drive my Golf") and, for a thing put to another time, a time of it ("a trip
+        to Japan for April"); for one done without, a state held for a while only ("with a stick for now"). A text
+        that says itself the thing ended is not replaced; nor a long statement naming the thing by a common word not
+        as one's own ("goodbye nights" ends "mostly night shifts", not a long turn that goes "on free nights…"). A
+        retirement replaces what says where or as what one works. Read in the language in force."""
+        lang = languages.current()
+        changes = lang.changes
+        if self.how == "retired":
+            said = lang.statements.statement(older)
+            return bool(RETIRED_SLOTS & set(said.slots)) or bool(changes.WORK_SAID.search(older))
+        uses = changes.USED.get(self.thing, ())
+        if not mentions(older, self.thing) and not any(mentions(older, use) for use in uses):
+            return False
+        long = len(content_words(older)) > changes.LONG_STATEMENT
+        if len(self.thing) == 1 and long and not _own_in(older, self.thing):
+            return False
+        if self.how in ("rescheduled", "called off"):
+            return changes.TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"
+        if self.how == "done without" and not changes.TEMPORARY.search(older):
+            return False
+        return not changes.ended(older)
 
 
 def mentions(text: str, thing: frozenset[str]) -> bool:

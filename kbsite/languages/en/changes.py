@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.en.statements import NAME_RUN, NOT_THINGS, statement
-from kbsite.languages.reading import Change, mentions
-from kbsite.languages.text import content_words
+from kbsite.languages.en.statements import NAME_RUN, NOT_THINGS
+from kbsite.languages.reading import Change
 
 # What a speaker says has ended: "we sold the Clio", "I gave up on guitar", "no more nights", "I don't drink coffee
 # anymore", "we've cancelled the Norway cruise", "we lost Luna last week".
@@ -87,7 +86,7 @@ _RETIRED = re.compile(
 WORK_WORDS = (
     "work works working job teach teaching coach coaching shift shifts employed office colleague colleagues boss"
 ).split()
-_WORK_SAID = re.compile(r"\b(?:i|i'm|i am)\b.*\b(?:" + "|".join(WORK_WORDS) + r")\b", re.I)
+WORK_SAID = re.compile(r"\b(?:i|i'm|i am)\b.*\b(?:" + "|".join(WORK_WORDS) + r")\b", re.I)
 # A test passed: no more lessons for it ("I passed my driving test": driving lessons).
 _PASSED = re.compile(r"\bpassed (?:my|her|his|the|our) (?P<what>[\w'-]+) (?:test|exam)\b", re.I)
 
@@ -131,7 +130,7 @@ _RESCHEDULED = re.compile(
 )
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 # A time named: a month, a weekday, a season, a date.
-_TIME_NAMED = re.compile(
+TIME_NAMED = re.compile(
     r"\b(?:(?:next |this |the )?(?:" + _MONTHS + r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)(?= \d)|"
     r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|spring|summer|"
     r"autumn|fall|winter)|"
@@ -143,7 +142,7 @@ _WHEN_WORDS = frozenset("date day time plan plans".split())
 # What a speaker now does without: "walked to the pier without the stick" (an older "with a stick for now" held
 # for a while only).
 _WITHOUT = re.compile(r"\bwithout (?:the|my|a|an|his|her|their|any) (?P<thing>[\w'’-]+)", re.I)
-_TEMPORARY = re.compile(
+TEMPORARY = re.compile(
     r"\b(?:for now|for the moment|at the moment|for the time being|temporarily|for a while|"
     r"for (?:a|two|three|a few|several) (?:days|weeks|months))\b",
     re.I,
@@ -159,16 +158,8 @@ USED = {
 
 # A statement saying this many things or more is not about one thing ending that it names by a common word.
 LONG_STATEMENT = 16
-
-
-def _own_in(text: str, thing: frozenset[str]) -> bool:
-    """Whether ``text`` names the thing with a capital ("the Clio", "Pintxo": a name, not a common word) or as the
-    speaker's own ("on my bike")."""
-    return any(
-        re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", text, re.I)
-        and re.search(rf"(?<![\w']){re.escape(word.capitalize())}|(?i:\b(?:my|our) {re.escape(word)}\b)", text)
-        for word in thing
-    )
+# Words that make a thing one's own ("on my bike"): a common word so named is the thing ended.
+OWN = ("my", "our")
 
 
 # Words saying a plan is now for another time, where no verb does ("Change of plan: Manila is in December now").
@@ -204,9 +195,9 @@ def changes(text: str) -> list[Change]:
             found += [Change("called off", named) for named in _also_named(thing)]
     for match in _RESCHEDULED.finditer(text):
         thing = _named(match.group("thing"), _WHEN_WORDS)
-        if thing and _TIME_NAMED.match(match.group("when")):
+        if thing and TIME_NAMED.match(match.group("when")):
             found += [Change("rescheduled", named) for named in _also_named(thing)]
-    if _REPLANNED.search(text) and _TIME_NAMED.search(text):
+    if _REPLANNED.search(text) and TIME_NAMED.search(text):
         # "Change of plan: Manila is happening in December now": each plan named is put to another time.
         found += [Change("rescheduled", frozenset([name])) for name in _names_in(text)]
     for match in _WITHOUT.finditer(text):
@@ -227,22 +218,4 @@ def _also_named(thing: frozenset[str]) -> list[frozenset[str]]:
 
 def names_a_time(text: str) -> bool:
     """Whether ``text`` names a time: a month, a weekday, a season, a date."""
-    return _TIME_NAMED.search(text) is not None
-
-
-def replaces(change: Change, older: str) -> bool:
-    """Whether an older text says what this change makes a thing of the past: it names the thing and, for a
-    thing put to another time, a time of it ("a trip to Japan for April"); for one done without, a state held
-    for a while only ("with a stick for now"). A text that says itself the thing ended is not replaced."""
-    if change.how == "retired":
-        said = statement(older)
-        return bool({"employer", "occupation", "workplace", "team"} & set(said.slots)) or bool(_WORK_SAID.search(older))
-    if not mentions(older, change.thing) and not any(mentions(older, use) for use in USED.get(change.thing, ())):
-        return False
-    if len(change.thing) == 1 and len(content_words(older)) > LONG_STATEMENT and not _own_in(older, change.thing):
-        return False  # "goodbye nights" ends "mostly night shifts", not a long turn that goes "on free nights…"
-    if change.how in ("rescheduled", "called off"):
-        return _TIME_NAMED.search(older) is not None  # a plan: "booked Dublin for the rugby in November"
-    if change.how == "done without" and not _TEMPORARY.search(older):
-        return False
-    return not ended(older)
+    return TIME_NAMED.search(text) is not None

@@ -3,14 +3,7 @@ each with the words of a question about it and the words that state facts of it.
 
 from __future__ import annotations
 
-import re
-
-from kbsite.languages.reading import Concept
-
-
-def _c(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Concept:
-    return Concept(name, re.compile(r"\b(?:" + asks + r")\b", re.I), tuple(words.split()), slots)
-
+from kbsite.languages.reading import concept as _c
 
 _KIN = (
     "family sister sisters brother brothers sibling siblings mother mom mum father dad parents parent son sons "

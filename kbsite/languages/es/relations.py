@@ -1,0 +1,24 @@
+"""Spanish: how people stand to the user, as a question asks it and a fact says it ("su mujer", "mi hermana
+Joana"), and the names a fact gives them."""
+
+from __future__ import annotations
+
+import re
+
+RELATIONS = frozenset(
+    "mujer marido esposo esposa pareja novio novia prometido prometida hermana hermano madre mamá padre papá hijo "
+    "hija abuela abuelo tía tío prima primo sobrina sobrino jefe jefa compañera compañero suegra suegro".split()
+)
+# One's partner, by whatever title they had when named.
+PARTNER = frozenset("mujer marido esposo esposa pareja novio novia prometido prometida chico chica".split())
+# Names never taken for a relative's.
+NOT_NAMES = frozenset("yo es era y pero el la un una en que vive trabaja se".split())
+WORD = re.compile(r"[\w'’]+")
+
+
+def names_given(text: str, relation: str) -> list[str]:
+    """The names ``text`` gives someone of ``relation``: "mi hermana Ana", "Ana, mi hermana", "la mujer de Arjun,
+    Priya"."""
+    after = re.findall(rf"\b{relation},? (?-i:([A-ZÁÉÍÓÚÑ][\w'-]+))", text, re.I)
+    before = re.findall(rf"(?-i:([A-ZÁÉÍÓÚÑ][\w'-]+)),? (?:mi|nuestr[oa]|su) {relation}\b", text, re.I)
+    return [name.lower() for name in after + before if name.lower() not in NOT_NAMES]

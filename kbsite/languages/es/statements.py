@@ -1,0 +1,247 @@
+"""Spanish: reading what a text states of one person's one-valued attributes: where they live, where and as what they
+work, their name and age, where they stand with a partner, their diet, a favourite, whether they like a thing.
+
+Statements are about one person, in their own words ("Lucía: Vivo en Valencia", an offline fact) or an LLM's
+("Lucía vive en Valencia"), which is read as the first person. Questions and conditions state nothing. The rules are
+the language's general forms (a verb of the attribute and what follows it), never a sentence of a case.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kbsite.languages.es.words import ANY_SENTENCE
+from kbsite.languages.reading import Statement
+
+# A value: up to the end of its clause.
+_END = r"(?P<v>[^,.;:!?¡¿()\"]+)"
+# Where a value ends: the next clause, or a time, place or manner said of it.
+_VALUE_STOP = re.compile(
+    r"\s+(?:y|e|pero|porque|ya que|con|desde|hace|en|el|la|los|las|este|esta|hasta|cuando|mientras|para|por|"
+    r"aunque|así|ahora|ya|todavía|aún|también|pronto|hoy|ayer|mañana|durante|tras|después|antes|que)\b.*$|\s+\d.*$",
+    re.I,
+)
+_ARTICLE = re.compile(r"^(?:el|la|los|las|un|una|unos|unas|mi|mis|nuestro|nuestra)\s+", re.I)
+# A place of work is no home: "me he mudado a la oficina de Madrid".
+_WORK_NOUNS = frozenset("oficina sede delegación sucursal tienda planta hospital clínica colegio escuela".split())
+_HOME_HINTS = ("vivo", "vive", "vivimos", "viven", "mudado", "mudé", "mudamos", "mudó", "piso", "casa", "ciudad")
+_JOB_HINTS = ("trabajo", "trabaja", "trabajamos", "empresa", "empleo", "curro")
+JOB_NOUNS = (
+    r"enfermer[oa]|médic[oa]|doctor[a]?|cirujan[oa]|dentista|farmacéutic[oa]|fisio(?:terapeuta)?|psicólog[oa]|"
+    r"profesor[a]?|maestr[oa]|educador[a]?|ingenier[oa]|programador[a]?|desarrollador[a]?|diseñador[a]?|"
+    r"arquitect[oa]|abogad[oa]|contable|economista|periodista|escritor[a]?|traductor[a]?|camarer[oa]|"
+    r"cociner[oa]|chef|panader[oa]|dependient[ae]|cajer[oa]|recepcionista|administrativ[oa]|secretari[oa]|"
+    r"comercial|vendedor[a]?|gerente|director[a]?|jef[ea]|técnic[oa]|electricista|fontaner[oa]|mecánic[oa]|"
+    r"conductor[a]?|taxista|pilot[oa]|policía|bombero|veterinari[oa]|investigador[a]?|científic[oa]|"
+    r"funcionari[oa]|consultor[a]?|analista|estudiante|becari[oa]|autónom[oa]|fotógraf[oa]|músic[oa]|"
+    r"carpinter[oa]|albañil|agricultor[a]?|peluquer[oa]|limpiador[a]?|cuidador[a]?"
+)
+_DIETS = r"vegetarian[oa]s?|vegan[oa]s?|pescetarian[oa]s?|pescovegetarian[oa]s?|celíac[oa]s?|flexitarian[oa]s?"
+_RELATIONSHIP = {
+    "novio": "dating", "novia": "dating", "pareja": "dating", "chico": "dating", "chica": "dating",
+    "prometido": "engaged", "prometida": "engaged", "comprometido": "engaged", "comprometida": "engaged",
+    "marido": "married", "mujer": "married", "esposo": "married", "esposa": "married", "casado": "married",
+    "casada": "married", "casados": "married", "divorciado": "single", "divorciada": "single",
+    "separado": "single", "separada": "single", "soltero": "single", "soltera": "single",
+}  # fmt: skip
+_DIET_HINTS = ("vegetariana", "vegetariano", "vegana", "vegano", "carne")
+_RELATIONSHIP_HINTS = ("novio", "novia", "pareja", "prometido", "prometida", "marido", "mujer", "esposo", "esposa")
+_LEAD = r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por fin|al final|finalmente),?\s+)*"
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    slot: str  # the attribute; "{0}" takes the pattern's "what" group
+    regex: re.Pattern
+    value: str | None = None  # a fixed value; None: the "v" group
+    strict: bool = False  # the value must end its clause
+    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text)
+    negated: bool = False  # the value is said to hold no more
+    mapped: dict | None = None  # the value read through this mapping
+
+
+def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
+    return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
+
+
+_PATTERNS = [
+    # Where one lives: "vivo en Valencia", "nos hemos mudado a Bilbao", "me mudé a Sevilla", "ya estamos en Cádiz".
+    _p("residence", r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) en " + _END, hints=_HOME_HINTS),
+    _p(
+        "residence",
+        r"(?:me|nos) (?:he |hemos |acabo de |acabamos de )?(?:mudad[oa]s?|mudé|mudamos|trasladad[oa]s?|trasladé|"
+        r"trasladamos|ido a vivir|fui a vivir|fuimos a vivir)(?: de vuelta)? (?:a|para) " + _END,
+        hints=_HOME_HINTS,
+    ),
+    _p(
+        "residence",
+        r"(?:ya )?(?:tengo|tenemos) (?:las llaves (?:de|del) )?(?:mi |nuestro |el |un )?(?:piso|casa|apartamento)"
+        r"(?: nuevo| nueva)? en " + _END,
+        hints=_HOME_HINTS,
+    ),
+    # Where one works: "trabajo en Telefónica", "empecé en Inditex", "me han contratado en Mapfre".
+    _p("employer", r"(?:ahora |ya |actualmente )*(?:trabajo|trabajamos) (?:en|para) " + _END, hints=_JOB_HINTS),
+    _p(
+        "employer",
+        r"(?:empecé|empiezo|he empezado|entré|he entrado)(?: a trabajar)? (?:en|con) " + _END,
+        hints=_JOB_HINTS + ("empecé", "empezado"),
+    ),
+    _p(
+        "employer",
+        r"(?:me (?:han|ha) (?:contratado|cogido|fichado)|me contrataron|me cogieron|me ficharon) (?:en|para) " + _END,
+        hints=_JOB_HINTS + ("contratado",),
+    ),
+    _p(
+        "employer",
+        r"(?:he dejado|dejé|dejo) (?:mi (?:trabajo|curro|puesto) |el (?:trabajo|curro) )?(?:en|de) " + _END,
+        hints=_JOB_HINTS + ("dejado", "dejé"),
+        negated=True,
+    ),
+    # As what one works: "trabajo de enfermera", "soy profesor", "me han ascendido a jefa de equipo".
+    _p("occupation", r"(?:ahora |ya )*(?:trabajo|trabajamos) (?:de|como) (?:un |una )?" + _END, hints=_JOB_HINTS),
+    _p("occupation", r"(?:ahora |ya )*soy (?:un |una )?(?P<v>(?:" + JOB_NOUNS + r")(?: \w+){0,2})", hints=_JOB_HINTS),
+    _p("occupation", r"me (?:han |ha )?ascendido a " + _END, hints=("ascendido", "trabajo")),
+    _p("name", r"(?:me llamo|mi nombre es) " + _END, hints=("llamo", "nombre")),
+    _p("age", r"tengo (?P<v>\d{1,3}) años", hints=("años",)),
+    # Where one stands with a partner: "nos hemos prometido", "nos casamos", "lo hemos dejado", "mi novia Ana".
+    _p("relationship", r".*?\b(?:nos|me) (?:hemos |he )?(?:prometido|comprometido)\b", value="engaged",
+       hints=_RELATIONSHIP_HINTS),  # fmt: skip
+    _p("relationship", r".*?\b(?:nos|me) (?:hemos |he )?(?:casado|casamos|casé)\b", value="married",
+       hints=_RELATIONSHIP_HINTS),  # fmt: skip
+    _p(
+        "relationship",
+        r".*?\b(?:nos (?:hemos )?(?:separado|separamos|divorciado|divorciamos)|lo (?:hemos )?dejado|"
+        r"lo dejamos|hemos roto|rompimos)\b",
+        value="single",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p("relationship", r"(?:estoy|sigo) (?P<v>solter[oa]|casad[oa]|divorciad[oa]|separad[oa])\b",
+       hints=_RELATIONSHIP_HINTS, mapped=_RELATIONSHIP),  # fmt: skip
+    _p("relationship", r".*?\bmi (?P<v>novio|novia|prometido|prometida|marido|mujer|esposo|esposa)\b",
+       hints=_RELATIONSHIP_HINTS, mapped=_RELATIONSHIP),  # fmt: skip
+    # A diet: "soy vegetariana", "ya no soy vegano", "he vuelto a comer carne".
+    _p("diet", r"ya no soy (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS, negated=True),
+    _p("diet", r"(?:ahora |ya )*soy (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS),
+    _p("diet", r"(?:he vuelto|vuelvo|volví) a comer (?:carne|pescado)\b", value="omnívoro",
+       hints=("carne", "pescado", "comer")),  # fmt: skip
+    # A favourite: "mi serie favorita es Severance", "mi grupo preferido son los Arctic Monkeys".
+    _p(
+        "favourite {0}",
+        r"mi (?P<what>[\w ]{2,30}?) (?:favorit[oa]|preferid[oa]) (?:ahora )?(?:es|son|ha pasado a ser) " + _END,
+        hints=("favorito", "favorita", "preferido", "preferida"),
+    ),
+    # Whether one likes a thing: "me encanta el sushi", "ya no me gusta el café".
+    _p("likes {0}", r"(?:ya )?no me (?:gusta|gustan|apetece) (?:nada )?" + _END, value="no", strict=True),
+    _p("likes {0}", r"(?:odio|detesto) " + _END, value="no", strict=True),
+    _p("likes {0}", r"me (?:encanta|encantan|gusta|gustan|chifla|chiflan) (?:mucho |muchísimo )?" + _END, value="yes",
+       strict=True),  # fmt: skip
+    # The car one drives: "conduzco un Seat Ibiza".
+    _p("car", r"conduzco (?:un|una|mi) (?P<v>[A-ZÁÉÍÓÚ][\w-]*(?: [A-Z0-9][\w-]*)?)", hints=("conduzco", "coche")),
+]
+_NOT_THINGS = frozenset("eso esto esta este lo la le que qué todo nada algo".split())
+_CONDITIONAL = re.compile(r"\b(?:si|ojalá|quizás|quizá|igual|a lo mejor|podría|podríamos|me gustaría|sería)\b", re.I)
+NAME_RUN = re.compile(r"\b[A-ZÁÉÍÓÚÑ][\w'’-]*(?: [A-ZÁÉÍÓÚÑ][\w'’-]*)*")
+NOT_THINGS = _NOT_THINGS
+
+# An LLM's fact in the third person, read as the first: "Lucía vive en…" → "vivo en…".
+_SUBJECT = re.compile(r"^(?P<who>[A-ZÁÉÍÓÚÑ][\w-]+(?: [A-ZÁÉÍÓÚÑ][\w-]+){0,2})\s+(?P<rest>.+)$")
+_FIRST_PERSON_VERBS = {
+    "vive": "vivo", "trabaja": "trabajo", "es": "soy", "está": "estoy", "tiene": "tengo", "se": "me",
+    "le": "me", "ha": "he", "conduce": "conduzco", "come": "como", "empezó": "empecé", "dejó": "dejé",
+    "mudó": "mudé", "llama": "llamo", "casó": "casé", "prometió": "prometí", "sigue": "sigo", "volvió": "volví",
+    "vuelve": "vuelvo", "odia": "odio", "detesta": "detesto", "entró": "entré",
+}  # fmt: skip
+_NOT_SUBJECTS = frozenset("el la los las un una mi tu su este esta ese esa hoy ayer ahora ya yo y pero".split())
+_FIRST_PERSON = re.compile(
+    r"(?:^|[.!?]\s+)(?:[\w]+,?\s+)?(?:yo|mi|mis|me|nos|nuestr[oa]s?|soy|estoy|tengo|vivo)\b", re.I
+)
+
+
+def statement(text: str) -> Statement:
+    """What ``text`` states of one person ("Lucía: Vivo en Valencia." or "Lucía vive en Valencia.")."""
+    speaker, _, said = text.partition(": ")
+    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    if not first_person:
+        speaker, said = "", text
+        first_person = _FIRST_PERSON.search(text) is not None
+    found = Statement(speaker=speaker.strip().lower())
+    covered = True
+    for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
+        if not sentence:
+            continue
+        if not first_person:
+            who, sentence = _in_first_person(sentence)
+            if who and found.speaker and who != found.speaker:
+                covered = False  # another person: this text is not about one
+                continue
+            found.speaker = found.speaker or who
+        slots, whole = _sentence_slots(sentence, found.hints)
+        found.slots.update(slots)
+        covered = covered and whole
+    found.whole = covered and bool(found.slots)
+    return found
+
+
+def _in_first_person(sentence: str) -> tuple[str, str]:
+    """("lucía", "vivo en Valencia") for "Lucía vive en Valencia"; no person named: ("", the sentence)."""
+    match = _SUBJECT.match(sentence)
+    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
+        return "", sentence
+    words = match.group("rest").split(" ")
+    for i, word in enumerate(words[:3]):
+        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
+    return match.group("who").lower(), " ".join(words)
+
+
+def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
+    """The attributes a sentence states, and whether that is all it says."""
+    sentence = sentence.strip().lstrip("¡¿")
+    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
+        return {}, False
+    slots: dict[str, str] = {}
+    whole = True
+    for clause in re.split(r",\s+|;\s+|\s+pero\s+", sentence.rstrip(".!"), flags=re.I):
+        stated = _clause_slot(clause.strip())
+        if stated is None:
+            whole = False
+            continue
+        slot, value, hints, rest = stated
+        slots[slot] = value
+        found_hints.update(hints)
+        whole = whole and not rest.strip()
+    return slots, whole and bool(slots)
+
+
+def _clause_slot(clause: str) -> tuple[str, str, tuple[str, ...], str] | None:
+    """(attribute, value, words a statement of it contains, what follows the value) of the first pattern the clause
+    states, if any."""
+    for pattern in _PATTERNS:
+        match = pattern.regex.match(clause)
+        if not match:
+            continue
+        rest = clause[match.end() :]
+        if pattern.value is not None and "v" not in pattern.regex.groupindex:
+            return pattern.slot, pattern.value, pattern.hints, rest
+        raw = match.group("v").strip()
+        stop = _VALUE_STOP.search(raw)
+        value, more = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
+        if pattern.strict and (more.strip() or rest.strip()):
+            continue  # "no me gusta el café por la noche" says nothing of coffee
+        words = _ARTICLE.sub("", value.strip()).lower().split()
+        if not 0 < len(words) <= 4 or words[0] in _NOT_THINGS:
+            continue
+        value = " ".join(words)
+        if pattern.slot == "residence" and words[0] in _WORK_NOUNS:
+            continue
+        if pattern.mapped is not None:
+            value = pattern.mapped.get(value, value)
+        if pattern.slot == "diet":
+            value = re.sub(r"[ao]s?$", "o", value)  # "vegetariana", "vegetarianos": one diet
+        what = (match.groupdict().get("what") or "").lower().strip()
+        slot = pattern.slot.format(value if pattern.value else what)
+        if pattern.negated:
+            value = f"not {value}"
+        hints = pattern.hints or tuple((value if pattern.value else what).split())
+        return slot, pattern.value or value, hints, more + rest
+    return None

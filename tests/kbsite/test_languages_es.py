@@ -1,0 +1,87 @@
+"""Spanish read offline (kbsite/languages/es): what a statement says of one person, what a text says has changed,
+what says nothing, what a question asks about and the time it names. Sentences of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbsite import languages
+from memories.ingest.changes import changes
+from memories.ingest.statements import statement
+from memories.recall.concepts import slots_asked
+from memories.recall.query import query_period
+from memories.text import is_salient, statements_of
+
+
+@pytest.fixture(autouse=True)
+def spanish():
+    with languages.override("es"):
+        yield
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Inés: Vivo en Zaragoza con dos compañeras de piso.", {"residence": "zaragoza"}),
+        ("Inés: ¡Por fin nos hemos mudado a Gijón!", {"residence": "gijón"}),
+        ("Inés vive en Gijón.", {"residence": "gijón"}),  # an LLM's fact, in the third person
+        ("Tomás: Trabajo de fontanero desde los veinte.", {"occupation": "fontanero"}),
+        ("Tomás: Me han contratado en Mercadona", {"employer": "mercadona"}),
+        ("Tomás: Tengo 41 años.", {"age": "41"}),
+        ("Tomás: Ya no soy vegano, he vuelto a comer pescado.", {"diet": "omnívoro"}),
+        ("Tomás: Soy vegetariana desde 2019.", {"diet": "vegetariano"}),
+        ("Tomás: Mi pareja Sergio y yo nos hemos casado en mayo", {"relationship": "married"}),
+        ("Tomás: Mi grupo favorito es Vetusta Morla.", {"favourite grupo": "vetusta morla"}),
+        ("Tomás: Me encantan las croquetas", {"likes croquetas": "yes"}),
+    ],
+)
+def test_a_statement_gives_the_value_of_an_attribute_of_its_speaker(text, slots):
+    """Where one lives or works, as what, one's age, diet, partner, a favourite and a liking, in Spanish."""
+    assert statement(text).slots == slots
+
+
+@pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])
+def test_questions_and_conditions_state_nothing(text):
+    """A question, a wish or a condition gives no attribute a value."""
+    assert statement(f"Inés: {text}").slots == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "how", "thing"),
+    [
+        ("Vendimos la furgoneta en abril.", "ended", {"furgoneta"}),
+        ("Ya no fumo, lo dejé.", "ended", {"fumo"}),
+        ("Se ha cancelado la excursión a Granada.", "called off", {"granada"}),
+        ("Hemos aplazado la mudanza a octubre.", "rescheduled", {"mudanza"}),
+        ("Me jubilé el viernes pasado.", "retired", {"trabajo"}),
+    ],
+)
+def test_a_change_names_the_thing_it_ends_calls_off_or_puts_off(text, how, thing):
+    """Sold, given up, called off, put to another month, retired: each names what it makes a thing of the past."""
+    assert (how, thing) in [(c.how, set(c.thing)) for c in changes(text)]
+
+
+def test_a_sale_replaces_an_older_statement_of_the_thing_and_not_another():
+    """ "Vendimos la furgoneta" makes "Vamos al trabajo en nuestra furgoneta" a thing of the past, not a text about a
+    bicycle."""
+    (sold,) = changes("Vendimos la furgoneta en abril.")
+    assert sold.replaces("Inés: Vamos al trabajo en nuestra furgoneta.")
+    assert not sold.replaces("Inés: Voy en bici al trabajo.")
+
+
+def test_small_talk_says_nothing_and_a_short_fact_is_kept_and_statements_are_cut():
+    """ "vale, gracias" is skipped; "soy celíaca" is kept; a turn's statements are cut at their clauses."""
+    assert not is_salient("vale, gracias!")
+    assert is_salient("soy celíaca")
+    assert statements_of("Me he mudado a Huesca. Y además soy alérgica al marisco; mi hermano vive en Vigo.") == [
+        "Me he mudado a Huesca.",
+        "Y además soy alérgica al marisco",
+        "Mi hermano vive en Vigo.",
+    ]
+
+
+def test_what_a_question_asks_and_the_time_it_names():
+    """ "¿Dónde vive ahora?" asks where one lives; "en marzo de 2024" names that month."""
+    assert slots_asked("¿Dónde vive ahora Inés?") == {"residence", "address"}
+    start, end = query_period("¿Qué pasó en marzo de 2024?")
+    assert (start.month, start.year, end.month) == (3, 2024, 4)
