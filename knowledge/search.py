@@ -101,7 +101,7 @@ def _ranked(
     )
     found = cursor.fetchall()
     fusion.add([pk for pk, _ in found], weight=1.0, signal="vector")
-    return fusion, {pk: float(sim) for pk, sim in found}
+    return fusion, {pk: embeddings.scaled(float(sim)) for pk, sim in found}
 
 
 def _rows(cursor, ids: list[int], query: str) -> dict[int, tuple]:

@@ -28,6 +28,13 @@ if EMBEDDING_BACKEND not in {"local", "openai"}:
 EMBEDDING_BASE_URL = env_str("EMBEDDING_BASE_URL") or LLM_BASE_URL
 EMBEDDING_API_KEY = env_str("EMBEDDING_API_KEY") or LLM_API_KEY
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "all-MiniLM-L6-v2")
+# The models the local backend runs (each shipped inside a wheel, loaded offline).
+LOCAL_EMBEDDING_MODELS = ("all-MiniLM-L6-v2", "multilingual-e5-small")
+if EMBEDDING_BACKEND == "local" and EMBEDDING_MODEL not in LOCAL_EMBEDDING_MODELS:
+    raise ImproperlyConfigured(
+        f"EMBEDDING_MODEL must be one of {', '.join(LOCAL_EMBEDDING_MODELS)} with the local backend, "
+        f"got {EMBEDDING_MODEL!r}"
+    )
 # The vector columns are created with this many dimensions; an OpenAI-compatible
 # model must be asked for (or natively produce) the same number.
 EMBEDDING_DIMENSIONS = 384

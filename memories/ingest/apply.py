@@ -302,7 +302,7 @@ def _near_duplicates(
             for i, pk, distance in cursor.fetchall():
                 if i not in best or 1 - distance > best[i][0]:
                     best[i] = (1 - distance, pk)
-    return {i: pk for i, (similarity, pk) in best.items() if similarity >= threshold}
+    return {i: pk for i, (similarity, pk) in best.items() if embeddings.scaled(similarity) >= threshold}
 
 
 def entities_upsert(kb: KnowledgeBase, end_user_id: int | None, names: set[str]) -> dict[str, Entity]:

@@ -11,6 +11,7 @@ import time
 from django.db import connection
 from pgvector.django import CosineDistance
 
+from kbsite.ai import embeddings
 from memories.models import Memory
 from memories.recall.scope import Table
 from memories.recall.weights import VECTOR_MIN_SIMILARITY
@@ -40,7 +41,8 @@ def vector_ranked(
             in_index = f"{table.in_index} AND {table.where}"  # the rows the partial index holds
             rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]
-    return [(row[0], float(row[1])) for row in rows if row[1] >= VECTOR_MIN_SIMILARITY]
+    scaled = [(row[0], embeddings.scaled(float(row[1]))) for row in rows]
+    return [(pk, similarity) for pk, similarity in scaled if similarity >= VECTOR_MIN_SIMILARITY]
 
 
 def _nearest_sql(table: str, where: str) -> str:
@@ -109,4 +111,4 @@ def similarities(vector, memory_ids: list[int]) -> dict[int, float]:
         .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
         .values_list("pk", "distance")
     )
-    return {pk: 1.0 - distance for pk, distance in rows}
+    return {pk: embeddings.scaled(1.0 - distance) for pk, distance in rows}

