@@ -18,7 +18,7 @@ from types import ModuleType
 
 DEFAULT = "en"
 # The languages read offline: each has a package here.
-READ = ("en", "es")
+READ = ("en", "es", "de", "fr", "pt")
 # PostgreSQL's text-search configurations, by language code (kbsite's migrations make a ``kbsite_<name>`` copy of
 # each, with unaccent, and the database function kbsite_fts_config); any other language is searched as simple.
 FTS_CONFIGS = {

@@ -23,11 +23,10 @@ def stems(words: list[str]) -> frozenset[str]:
 
 def content_words(text: str) -> list[str]:
     words = languages.current().words
-    return [
-        w
-        for w in (m.group(0).lower() for m in WORD.finditer(text))
-        if w not in words.STOPWORDS and w not in words.TRIVIAL
-    ]
+    found = (m.group(0).lower() for m in WORD.finditer(text))
+    if elided := getattr(words, "ELIDED", None):  # "j'habite": habite
+        found = (elided.sub("", w) for w in found)
+    return [w for w in found if w not in words.STOPWORDS and w not in words.TRIVIAL]
 
 
 def is_salient(text: str, language: str = "") -> bool:

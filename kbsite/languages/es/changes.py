@@ -63,7 +63,8 @@ TIME_NAMED = re.compile(
 )
 # A thing put to another time: "aplazamos la boda a septiembre", "hemos movido el viaje a mayo".
 _RESCHEDULED = re.compile(
-    r"\b(?:aplaz\w+|pospus\w+|pospon\w+|retras\w+|adelant\w+|mov\w+|cambi\w+|pas\w+)\s+" + _ARTICLES
+    r"\b(?:aplaz\w+|pospus\w+|pospon\w+|retras\w+|adelant\w+|mov\w+|cambi\w+|pas\w+)\s+"
+    + _ARTICLES
     + r"(?P<thing>[\wáéíóúñü'’-]+(?: [\wáéíóúñü'’-]+)?)\s+(?:a|al|para|hasta)\s+(?P<when>[\w ]+)",
     re.I,
 )
@@ -135,4 +136,3 @@ def changes(text: str) -> list[Change]:
 def names_a_time(text: str) -> bool:
     """Whether ``text`` names a time: a month, a weekday, a season, a date."""
     return TIME_NAMED.search(text) is not None
-

@@ -105,10 +105,18 @@ _PATTERNS = [
     _p("name", r"(?:me llamo|mi nombre es) " + _END, hints=("llamo", "nombre")),
     _p("age", r"tengo (?P<v>\d{1,3}) años", hints=("años",)),
     # Where one stands with a partner: "nos hemos prometido", "nos casamos", "lo hemos dejado", "mi novia Ana".
-    _p("relationship", r".*?\b(?:nos|me) (?:hemos |he )?(?:prometido|comprometido)\b", value="engaged",
-       hints=_RELATIONSHIP_HINTS),  # fmt: skip
-    _p("relationship", r".*?\b(?:nos|me) (?:hemos |he )?(?:casado|casamos|casé)\b", value="married",
-       hints=_RELATIONSHIP_HINTS),  # fmt: skip
+    _p(
+        "relationship",
+        r".*?\b(?:nos|me) (?:hemos |he )?(?:prometido|comprometido)\b",
+        value="engaged",
+        hints=_RELATIONSHIP_HINTS,
+    ),  # fmt: skip
+    _p(
+        "relationship",
+        r".*?\b(?:nos|me) (?:hemos |he )?(?:casado|casamos|casé)\b",
+        value="married",
+        hints=_RELATIONSHIP_HINTS,
+    ),  # fmt: skip
     _p(
         "relationship",
         r".*?\b(?:nos (?:hemos )?(?:separado|separamos|divorciado|divorciamos)|lo (?:hemos )?dejado|"
@@ -116,15 +124,27 @@ _PATTERNS = [
         value="single",
         hints=_RELATIONSHIP_HINTS,
     ),
-    _p("relationship", r"(?:estoy|sigo) (?P<v>solter[oa]|casad[oa]|divorciad[oa]|separad[oa])\b",
-       hints=_RELATIONSHIP_HINTS, mapped=_RELATIONSHIP),  # fmt: skip
-    _p("relationship", r".*?\bmi (?P<v>novio|novia|prometido|prometida|marido|mujer|esposo|esposa)\b",
-       hints=_RELATIONSHIP_HINTS, mapped=_RELATIONSHIP),  # fmt: skip
+    _p(
+        "relationship",
+        r"(?:estoy|sigo) (?P<v>solter[oa]|casad[oa]|divorciad[oa]|separad[oa])\b",
+        hints=_RELATIONSHIP_HINTS,
+        mapped=_RELATIONSHIP,
+    ),  # fmt: skip
+    _p(
+        "relationship",
+        r".*?\bmi (?P<v>novio|novia|prometido|prometida|marido|mujer|esposo|esposa)\b",
+        hints=_RELATIONSHIP_HINTS,
+        mapped=_RELATIONSHIP,
+    ),  # fmt: skip
     # A diet: "soy vegetariana", "ya no soy vegano", "he vuelto a comer carne".
     _p("diet", r"ya no soy (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS, negated=True),
     _p("diet", r"(?:ahora |ya )*soy (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS),
-    _p("diet", r"(?:he vuelto|vuelvo|volví) a comer (?:carne|pescado)\b", value="omnívoro",
-       hints=("carne", "pescado", "comer")),  # fmt: skip
+    _p(
+        "diet",
+        r"(?:he vuelto|vuelvo|volví) a comer (?:carne|pescado)\b",
+        value="omnívoro",
+        hints=("carne", "pescado", "comer"),
+    ),  # fmt: skip
     # A favourite: "mi serie favorita es Severance", "mi grupo preferido son los Arctic Monkeys".
     _p(
         "favourite {0}",
@@ -134,8 +154,12 @@ _PATTERNS = [
     # Whether one likes a thing: "me encanta el sushi", "ya no me gusta el café".
     _p("likes {0}", r"(?:ya )?no me (?:gusta|gustan|apetece) (?:nada )?" + _END, value="no", strict=True),
     _p("likes {0}", r"(?:odio|detesto) " + _END, value="no", strict=True),
-    _p("likes {0}", r"me (?:encanta|encantan|gusta|gustan|chifla|chiflan) (?:mucho |muchísimo )?" + _END, value="yes",
-       strict=True),  # fmt: skip
+    _p(
+        "likes {0}",
+        r"me (?:encanta|encantan|gusta|gustan|chifla|chiflan) (?:mucho |muchísimo )?" + _END,
+        value="yes",
+        strict=True,
+    ),  # fmt: skip
     # The car one drives: "conduzco un Seat Ibiza".
     _p("car", r"conduzco (?:un|una|mi) (?P<v>[A-ZÁÉÍÓÚ][\w-]*(?: [A-Z0-9][\w-]*)?)", hints=("conduzco", "coche")),
 ]

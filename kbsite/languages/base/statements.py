@@ -1,0 +1,17 @@
+"""No statement of one-valued attributes is read in a language without readers of its own: only the speaker of an
+offline fact ("Jonas: …")."""
+
+from __future__ import annotations
+
+import re
+
+from kbsite.languages.reading import Statement
+
+NAME_RUN = re.compile(r"\b[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*")
+NOT_THINGS: frozenset[str] = frozenset()
+
+
+def statement(text: str) -> Statement:
+    speaker, _, said = text.partition(": ")
+    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    return Statement(speaker=speaker.strip().lower() if first_person else "")

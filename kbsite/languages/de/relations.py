@@ -1,0 +1,21 @@
+"""German: how people stand to the user ("seine Frau", "meine Schwester Lena"), and the names a fact gives them."""
+
+from __future__ import annotations
+
+import re
+
+RELATIONS = frozenset(
+    "frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte schwester bruder mutter mama "
+    "vater papa sohn tochter oma opa tante onkel cousin cousine chef chefin mitbewohner mitbewohnerin".split()
+)
+PARTNER = frozenset("frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte".split())
+NOT_NAMES = frozenset("ich ist war und aber der die das ein eine in wohnt arbeitet".split())
+WORD = re.compile(r"[\w'’]+")
+
+
+def names_given(text: str, relation: str) -> list[str]:
+    """The names ``text`` gives someone of ``relation``: "meine Schwester Lena", "Lena, meine Schwester"."""
+    after = re.findall(rf"\b{relation},? (?-i:([A-ZÄÖÜ][\w'-]+))", text, re.I)
+    before = re.findall(rf"(?-i:([A-ZÄÖÜ][\w'-]+)),? (?:mein|meine|unser|unsere|sein|seine|ihr|ihre) {relation}\b",
+                        text, re.I)  # fmt: skip
+    return [name.lower() for name in after + before if name.lower() not in NOT_NAMES]

@@ -1,0 +1,63 @@
+"""German: the words of everyday text (stop words, small talk, salience), how statements open, the words of time
+(months, "jetzt", "wann"), and what full text leaves out of a query."""
+
+from __future__ import annotations
+
+import re
+
+from kbsite.languages.dates import date_patterns, months
+from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
+from kbsite.languages.snowball import stop_words
+
+STOPWORDS = stop_words("german") | frozenset(
+    "ja nein ok okay okey danke dank bitte hallo hi hey tschüss ciao cool super toll gut schön genau klar naja "
+    "haha hehe lol echt mal halt eben doch schon heute".split()
+)
+TRIVIAL = frozenset(
+    "hallo hi hey danke dankeschön bitte tschüss ciao ok okay ja nein cool super toll genau klar haha lol moin "
+    "servus guten morgen abend tag".split()
+)
+DURABLE = re.compile(
+    r"\b(?:ich bin|ich habe|ich hab|ich wohne|wir wohnen|ich arbeite|ich heiße|mein|meine|meinen|meinem|meiner|"
+    r"unser|unsere|umgezogen|gezogen|geheiratet|verlobt|getrennt|gekündigt|angefangen|verkauft|nicht mehr|"
+    r"kein \w+ mehr|keine \w+ mehr|ich mag|ich liebe|ich hasse|geboren|geburtstag)\b",
+    re.I,
+)
+ANY_SENTENCE = re.compile(r"(?<=[.!?])(?<!\bz\.B\.)(?<!\bd\.h\.)(?<!\bDr\.)(?<!\bHr\.)(?<!\bFr\.)(?<!\busw\.)\s+(?=\S)")
+OPENER = re.compile(
+    r"^(?:(?:(?:gute |große )?neuigkeiten|übrigens|also|naja|ach|oh|hey|hallo|ok|okay|ja|nein|haha|lol)\s*"
+    r"[:!,.\-–—]+|[A-Za-zÄÖÜäöüß][\w']*(?: [\w']+){0,2}:)\s+",
+    re.I,
+)
+CLAUSE = re.compile(r";\s+|,?\s+(?:und|aber)\s+(?=(?:ich|wir)\b)", re.I)
+COMPANION = re.compile(r"(?:^|\s)(?:[Mm]ein|[Mm]eine|[Uu]nser|[Uu]nsere) (?:[\w'-]+ ){0,2}?[A-ZÄÖÜ][\w'-]+$")
+BACK_REFERENCE = re.compile(
+    r"^(?:(?:er|sie|es) heißt|(?:sein|ihr) name ist|(?:er|sie|es) ist (?:mein|meine|unser))", re.I
+)
+FAVOURITE_ALONE = re.compile(r"^(?:mein|meine|unser|unsere) (?:neue |aktuelle )?lieblings\w+", re.I)
+VERB_OF_FAVOURITE = re.compile(r"\b(?:ist|sind|war|bleibt)\b", re.I)
+QUERY_STOPWORDS = stop_words("german") | frozenset("jetzt wo wann wer wie was welche welcher nutzer nutzerin".split())
+
+MONTHS = months(
+    [("januar", "jan", "jänner"), ("februar", "feb"), ("märz", "mär", "maerz"), ("april", "apr"), ("mai",),
+     ("juni", "jun"), ("juli", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("oktober", "okt"),
+     ("november", "nov"), ("dezember", "dez")]
+)  # fmt: skip
+DATE_PATTERNS = date_patterns(MONTHS, of="", in_year="im jahr|in|seit|bis|von")
+WHEN = re.compile(r"^\s*wann\b|\b(?:an welchem|welches|welcher) (?:tag|datum|monat|jahr)\b|\bum wie viel uhr\b", re.I)
+RELATIVE_TIME = re.compile(
+    r"\b(?:heute|heute abend|gestern|vorgestern|morgen|übermorgen|diese woche|dieses wochenende|letzte woche|"
+    r"letzten monat|letztes jahr|nächste woche|nächsten monat|nächstes jahr|vor \w+ (?:tagen|wochen|monaten|jahren)|"
+    r"am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag))\b",
+    re.I,
+)
+NOW = re.compile(
+    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|noch|nicht mehr|neuerdings)\b", re.I
+)
+PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
+PROFILE = re.compile(
+    r"\b(?:ich bin|ich heiße|ich wohne|wir wohnen|ich arbeite|geboren|umgezogen|allergi\w*|unverträglich\w*|"
+    r"vegetari\w*|vegan\w*|zöliakie|ich esse kein\w*)\b",
+    re.I,
+)
+DECISION = re.compile(r"\b(?:beschlossen|entschieden|wir werden|ich werde|abgemacht|vereinbart|haben uns für)\b", re.I)

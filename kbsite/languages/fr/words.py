@@ -1,0 +1,65 @@
+"""French: the words of everyday text (stop words, small talk, salience), how statements open, the words of time
+(months, "maintenant", "quand"), and what full text leaves out of a query."""
+
+from __future__ import annotations
+
+import re
+
+from kbsite.languages.dates import date_patterns, months
+from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
+from kbsite.languages.snowball import stop_words
+
+STOPWORDS = stop_words("french") | frozenset(
+    "oui non ok okay merci bonjour salut coucou ciao cool super génial top bien bon ouais mdr lol haha ah oh bah "
+    "ben bref voilà quoi trop vraiment aujourd'hui".split()
+)
+# The elided article or pronoun a word is written with ("j'habite", "l'appart"): not part of the word.
+ELIDED = re.compile(r"^(?:j|l|d|qu|n|m|t|s|c)['’]", re.I)
+TRIVIAL = frozenset(
+    "bonjour salut coucou merci oui non ok okay cool super génial top ouais mdr lol haha bonsoir bisous ciao "
+    "d'accord parfait".split()
+)
+DURABLE = re.compile(
+    r"\b(?:je suis|j'ai|j'habite|on habite|nous habitons|je travaille|je m'appelle|mon|ma|mes|notre|nos|"
+    r"déménagé|emménagé|marié|mariée|fiancé|fiancée|séparé|séparée|démissionné|commencé|vendu|plus de|"
+    r"ne \w+ plus|n'\w+ plus|j'aime|j'adore|je déteste|né|née|anniversaire)\b",
+    re.I,
+)
+ANY_SENTENCE = re.compile(r"(?<=[.!?])(?<!\bM\.)(?<!\bMme\.)(?<!\bDr\.)(?<!\betc\.)(?<!\bp\.ex\.)\s+(?=\S)")
+OPENER = re.compile(
+    r"^(?:(?:(?:bonne |grande |grosse )?nouvelle|au fait|bref|bon|bah|ben|alors|oh|ah|salut|coucou|ok|oui|non|"
+    r"mdr|haha)\s*[:!,.\-–—]+|[A-Za-zÀ-ÿ][\w']*(?: [\w']+){0,2}:)\s+",
+    re.I,
+)
+CLAUSE = re.compile(r";\s+|,?\s+(?:et|mais)\s+(?=(?:je|j'|on|nous)\b)", re.I)
+COMPANION = re.compile(r"(?:^|\s)(?:[Mm]on|[Mm]a|[Nn]otre) (?:[\w'-]+ ){0,2}?[A-ZÀ-Ý][\w'-]+$")
+BACK_REFERENCE = re.compile(r"^(?:(?:il|elle) s'appelle|son nom est|c'est (?:mon|ma|notre))", re.I)
+FAVOURITE_ALONE = re.compile(r"^(?:mon|ma|mes|notre) (?:\w+ )?(?:préférée?s?|favorite?s?)\b", re.I)
+VERB_OF_FAVOURITE = re.compile(r"\b(?:est|sont|était|reste)\b", re.I)
+QUERY_STOPWORDS = stop_words("french") | frozenset(
+    "maintenant où quand qui comment quoi quel quelle utilisateur".split()
+)
+
+MONTHS = months(
+    [("janvier", "janv"), ("février", "fevrier", "févr"), ("mars",), ("avril", "avr"), ("mai",), ("juin",),
+     ("juillet", "juil"), ("août", "aout"), ("septembre", "sept"), ("octobre", "oct"), ("novembre", "nov"),
+     ("décembre", "decembre", "déc")]
+)  # fmt: skip
+DATE_PATTERNS = date_patterns(MONTHS, of="", in_year="en|depuis|jusqu'en|de")
+WHEN = re.compile(r"^\s*quand\b|\b(?:quel|quelle) (?:jour|date|mois|année|heure)\b|\bà quelle (?:date|heure)\b", re.I)
+RELATIVE_TIME = re.compile(
+    r"\b(?:aujourd'hui|ce soir|hier|avant-hier|demain|après-demain|cette semaine|ce week-end|la semaine "
+    r"(?:dernière|prochaine)|le mois (?:dernier|prochain)|l'an(?:née)? (?:dernier|dernière|prochain|prochaine)|"
+    r"il y a \w+ (?:jours|semaines|mois|ans)|(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) dernier)\b",
+    re.I,
+)
+NOW = re.compile(
+    r"\b(?:maintenant|désormais|actuellement|en ce moment|toujours|encore|ne \w+ plus|dernièrement)\b", re.I
+)
+PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
+PROFILE = re.compile(
+    r"\b(?:je suis|je m'appelle|j'habite|on habite|je travaille|né|née|déménagé|allergi\w*|intoléran\w*|"
+    r"végétarien\w*|végan\w*|vegan\w*|cœliaque|je ne mange pas)\b",
+    re.I,
+)
+DECISION = re.compile(r"\b(?:on a décidé|nous avons décidé|j'ai décidé|on va|je vais|c'est décidé|on a choisi)\b", re.I)

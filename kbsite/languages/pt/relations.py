@@ -1,0 +1,21 @@
+"""Portuguese: how people stand to the user ("a mulher dele", "a minha irmã Rita"), and the names a fact gives
+them."""
+
+from __future__ import annotations
+
+import re
+
+RELATIONS = frozenset(
+    "mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva irmã irmão mãe mamãe pai "
+    "papai filho filha avó avô tia tio primo prima chefe colega".split()
+)
+PARTNER = frozenset("mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva".split())
+NOT_NAMES = frozenset("eu é era e mas o a os as um uma em mora trabalha".split())
+WORD = re.compile(r"[\w'’-]+")
+
+
+def names_given(text: str, relation: str) -> list[str]:
+    """The names ``text`` gives someone of ``relation``: "a minha irmã Rita", "Rita, minha irmã"."""
+    after = re.findall(rf"\b{relation},? (?-i:([A-ZÀ-Ý][\w'-]+))", text, re.I)
+    before = re.findall(rf"(?-i:([A-ZÀ-Ý][\w'-]+)),? (?:a |o )?(?:meu|minha|nosso|nossa) {relation}\b", text, re.I)
+    return [name.lower() for name in after + before if name.lower() not in NOT_NAMES]

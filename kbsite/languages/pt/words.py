@@ -1,0 +1,61 @@
+"""Portuguese: the words of everyday text (stop words, small talk, salience), how statements open, the words of time
+(months, "agora", "quando"), and what full text leaves out of a query."""
+
+from __future__ import annotations
+
+import re
+
+from kbsite.languages.dates import date_patterns, months
+from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
+from kbsite.languages.snowball import stop_words
+
+STOPWORDS = stop_words("portuguese") | frozenset(
+    "sim não ok okay obrigado obrigada valeu olá oi tchau beleza legal fixe ótimo bom boa kkk kkkk haha rs pois "
+    "então tipo hoje".split()
+)
+TRIVIAL = frozenset(
+    "olá oi obrigado obrigada valeu tchau ok okay sim não beleza legal fixe ótimo kkk haha rs bom dia boa tarde "
+    "noite".split()
+)
+DURABLE = re.compile(
+    r"\b(?:sou|estou|tenho|moro|moramos|vivo|vivemos|trabalho|me chamo|chamo-me|meu|minha|meus|minhas|nosso|nossa|"
+    r"mudei|mudamos|casei|casamos|noivei|noivamos|separei|larguei|vendi|vendemos|já não|não \w+ mais|"
+    r"gosto|adoro|odeio|nasci|aniversário)\b",
+    re.I,
+)
+ANY_SENTENCE = re.compile(r"(?<=[.!?])(?<!\bSr\.)(?<!\bSra\.)(?<!\bDr\.)(?<!\bDra\.)(?<!\betc\.)\s+(?=\S)")
+OPENER = re.compile(
+    r"^(?:(?:(?:grande |boa |boas )?novidades?|olha|então|bom|pois|ah|oh|oi|olá|ok|sim|não|kkk+|haha|aliás)\s*"
+    r"[:!,.\-–—]+|[A-Za-zÀ-ÿ][\w']*(?: [\w']+){0,2}:)\s+",
+    re.I,
+)
+CLAUSE = re.compile(r";\s+|,?\s+(?:e|mas)\s+(?=(?:eu|agora|também|já|nós)\b)", re.I)
+COMPANION = re.compile(r"(?:^|\s)(?:[Mm]eu|[Mm]inha|[Nn]osso|[Nn]ossa) (?:[\w'-]+ ){0,2}?[A-ZÀ-Ý][\w'-]+$")
+BACK_REFERENCE = re.compile(
+    r"^(?:(?:ele|ela) se chama|chama-se|o nome dele|o nome dela|é (?:o meu|a minha|meu|minha))", re.I
+)
+FAVOURITE_ALONE = re.compile(r"^(?:meu|minha|meus|minhas) (?:\w+ )?(?:favorit[oa]s?|preferid[oa]s?)\b", re.I)
+VERB_OF_FAVOURITE = re.compile(r"\b(?:é|são|era|continua)\b", re.I)
+QUERY_STOPWORDS = stop_words("portuguese") | frozenset("agora onde quando quem como qual quais usuário".split())
+
+MONTHS = months(
+    [("janeiro", "jan"), ("fevereiro", "fev"), ("março", "marco", "mar"), ("abril", "abr"), ("maio", "mai"),
+     ("junho", "jun"), ("julho", "jul"), ("agosto", "ago"), ("setembro", "set"), ("outubro", "out"),
+     ("novembro", "nov"), ("dezembro", "dez")]
+)  # fmt: skip
+DATE_PATTERNS = date_patterns(MONTHS, of="de", in_year="em|desde|até|de")
+WHEN = re.compile(r"^\s*quando\b|\b(?:que|qual|em que) (?:dia|data|mês|ano|hora)\b", re.I)
+RELATIVE_TIME = re.compile(
+    r"\b(?:hoje|hoje à noite|ontem|anteontem|amanhã|depois de amanhã|esta semana|este fim de semana|"
+    r"(?:a )?semana passada|(?:o )?mês passado|(?:o )?ano passado|(?:a )?próxima semana|(?:o )?próximo (?:mês|ano)|"
+    r"há \w+ (?:dias|semanas|meses|anos)|n[oa] (?:segunda|terça|quarta|quinta|sexta|sábado|domingo))\b",
+    re.I,
+)
+NOW = re.compile(r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento)\b", re.I)
+PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
+PROFILE = re.compile(
+    r"\b(?:sou|me chamo|chamo-me|moro|moramos|vivo|trabalho (?:na|no|em|como|de)|nasci|mudei|mudamos|"
+    r"alérgic\w*|intoleran\w*|vegetarian\w*|vegan\w*|celíac\w*|não como)\b",
+    re.I,
+)
+DECISION = re.compile(r"\b(?:decidimos|decidi|combinamos|vamos|vou|escolhemos|ficou decidido)\b", re.I)

@@ -1,0 +1,77 @@
+"""German, French and Portuguese read offline as far as their words go (kbsite/languages/de, fr, pt): small talk
+says nothing, a short fact is kept, a question's period and subjects are read, a relative is found by name.
+Statements and changes they do not read yet. Sentences of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbsite import languages
+from memories.ingest.statements import statement
+from memories.recall.concepts import concept_words, slots_asked
+from memories.recall.query import query_period
+from memories.text import content_words, is_salient
+
+
+@pytest.mark.parametrize(
+    ("code", "small_talk", "fact", "words"),
+    [
+        ("de", "ok danke dir!", "ich bin Vegetarierin", ["wohne", "köln", "freundin"]),
+        ("fr", "ok merci beaucoup !", "je suis végétarienne", ["habite", "lyon", "copine"]),
+        ("pt", "ok obrigada!", "sou vegetariana", ["moro", "porto", "namorada"]),
+    ],
+)
+def test_small_talk_says_nothing_a_short_fact_is_kept_and_function_words_are_left_out(code, small_talk, fact, words):
+    """Each language's own stop and chat words: thanks are skipped, "I am vegetarian" is kept, and a sentence's
+    content words are its names and nouns."""
+    sentence = {
+        "de": "Ich wohne jetzt mit meiner Freundin in Köln",
+        "fr": "J'habite maintenant à Lyon avec ma copine",
+        "pt": "Agora moro no Porto com a minha namorada",
+    }[code]
+    with languages.override(code):
+        assert not is_salient(small_talk)
+        assert is_salient(fact)
+        assert set(words) <= set(content_words(sentence))
+        assert not {"ich", "mit", "meiner", "in", "j'", "à", "avec", "ma", "no", "com", "a", "minha"} & set(
+            content_words(sentence)
+        )
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "month"),
+    [("de", "Was war am 3. März 2024?", 3), ("fr", "Que s'est-il passé le 3 mars 2024 ?", 3),
+     ("pt", "O que houve em março de 2024?", 3)],
+)  # fmt: skip
+def test_a_question_names_its_period_in_its_language(code, question, month):
+    """A date in the question's language is read as its period."""
+    with languages.override(code):
+        start, _ = query_period(question)
+    assert (start.year, start.month) == (2024, month) or (start.year, start.month, start.day) == (2024, 3, 2)
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "word", "slot"),
+    [("de", "Wo wohnt sie jetzt?", "wohnung", "residence"), ("fr", "Où habite-t-elle ?", "appartement", "residence"),
+     ("pt", "Onde mora agora?", "apartamento", "residence")],
+)  # fmt: skip
+def test_a_vague_question_is_searched_for_its_subjects_words(code, question, word, slot):
+    """ "Where does she live?" in each language asks for where one lives, and searches its words too."""
+    with languages.override(code):
+        assert word in concept_words(question) and slot in slots_asked(question)
+
+
+def test_statements_in_a_language_without_readers_state_nothing_but_their_speaker():
+    """German has no statement reader yet: a fact gives its speaker and no attribute."""
+    with languages.override("de"):
+        said = statement("Jonas: Ich wohne jetzt in Köln.")
+    assert said.speaker == "jonas" and said.slots == {}
+
+
+def test_a_relative_is_named_in_each_language():
+    """ "meine Schwester Lena", "ma sœur Léa", "a minha irmã Rita": each gives the sister's name."""
+    cases = [("de", "Meine Schwester Lena wohnt in Graz.", "schwester", "lena"),
+             ("fr", "Ma sœur Léa habite à Nantes.", "sœur", "léa"),
+             ("pt", "A minha irmã Rita mora em Braga.", "irmã", "rita")]  # fmt: skip
+    for code, text, relation, name in cases:
+        assert languages.get(code).relations.names_given(text, relation) == [name]
