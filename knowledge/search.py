@@ -12,6 +12,7 @@ from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.languages.fulltext import held, term_params, term_sql
 from kbsite.models import KnowledgeBase
+from kbsite.models.embeddings import stale_clause
 
 CANDIDATES = 50
 SNIPPET = "StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10"
@@ -92,12 +93,13 @@ def _ranked(
         )
         fusion.add([pk for (pk,) in cursor.fetchall()], weight=1.0, signal="fts")
     cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    fresh, fresh_params = stale_clause("knowledge_chunk", "c")  # none of another model's vectors (re-embedding)
     cursor.execute(
         f"""SELECT c.id, 1 - (c.embedding <=> %s) FROM knowledge_chunk c
             JOIN knowledge_document d ON d.id = c.document_id
-            WHERE c.embedding IS NOT NULL AND {where}
+            WHERE c.embedding IS NOT NULL AND {where} AND {fresh}
             ORDER BY c.embedding <=> %s LIMIT %s""",
-        [query_vector, *params, query_vector, CANDIDATES],
+        [query_vector, *params, *fresh_params, query_vector, CANDIDATES],
     )
     found = cursor.fetchall()
     fusion.add([pk for pk, _ in found], weight=1.0, signal="vector")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kbsite.jobs import job_run, job_task
 from kbsite.models import JobRun, KnowledgeBase
-from memories import archive, consolidation, ingest, services
+from memories import archive, consolidation, ingest, reembedding, services
 from memories.ingest.claims import claims_release
 from memories.ingest.inbox import file_release
 from memories.ingest.items import item_release
@@ -56,3 +56,8 @@ def scan_inboxes() -> int:
 
 def embed_missing(kb_id: int | None = None) -> int:
     return services.memories_embed_missing(kb_id=kb_id)
+
+
+def reembed() -> None:
+    """Re-embed stored vectors with the configured model for a while, queueing the rest (memories.reembedding)."""
+    reembedding.reembed_continue()

@@ -1,11 +1,12 @@
 """The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs, rate
-limits (and the webhooks', in ``kbsite/webhooks/models.py``).
+limits, the embedding model's state (and the webhooks', in ``kbsite/webhooks/models.py``).
 
 They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
 an earlier release keeps its rows. Every name is importable from here (``from kbsite.models import Bot``).
 """
 
 from kbsite.models.bots import Bot
+from kbsite.models.embeddings import EmbeddingState
 from kbsite.models.end_users import EndUser, EndUserQuerySet, Erasure
 from kbsite.models.jobs import JobRun
 from kbsite.models.keys import ApiKey, ApiKeyQuerySet
@@ -23,6 +24,7 @@ __all__ = [
     "ApiKeyQuerySet",
     "Bot",
     "DailyStat",
+    "EmbeddingState",
     "EndUser",
     "EndUserQuerySet",
     "Erasure",

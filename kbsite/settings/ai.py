@@ -43,6 +43,8 @@ EMBEDDING_ONNX = env_bool("EMBEDDING_ONNX", True)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # CPU threads for the local model in each process; by default the cores are shared among the job workers.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // WORKERS), minimum=1)
+# CPU threads for one query's embedding by multilingual-e5-small in a web process (it is short and alone).
+EMBEDDING_QUERY_THREADS = env_int("EMBEDDING_QUERY_THREADS", min(2, os.cpu_count() or 1), minimum=1)
 
 # The chat proxy (/openai/v1/): the upstream is LLM_BASE_URL with LLM_API_KEY. A request's model is sent as it is,
 # or renamed by PROXY_MODELS ("gpt-4o=llama3.1:70b,gpt-4o-mini=llama3.1:8b"); the memory context block it adds is

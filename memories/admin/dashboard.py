@@ -22,7 +22,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from kbsite.budgets import Budget, tokens_today
-from kbsite.models import Bot, EndUser, JobRun, KnowledgeBase
+from kbsite.models import Bot, EmbeddingState, EndUser, JobRun, KnowledgeBase
 from kbsite.models.stats import DailyUsage
 from kbsite.ratelimits import rate_limited_series
 from kbsite.stats import USAGE, stats_series
@@ -192,6 +192,13 @@ def dashboard(
             board.alerts.append(
                 f"{row['bot']}: LLM {row['state']}, answers extractive, until the next day (UTC) or a raised budget."
             )
+    embedding = EmbeddingState.get()
+    if embedding and embedding.target:
+        board.alerts.append(
+            f"Re-embedding the stored vectors with {embedding.target} (they come from {embedding.model}): "
+            f"{embedding.share_done:.0%} done. Until then, vector search leaves the rest out (full text finds them); "
+            "the workers go on by themselves, manage.py reembed runs it to the end."
+        )
     if stuck:
         board.alerts.append(
             f"{stuck} jobs have waited more than {settings.DASHBOARD_STUCK_MINUTES} minutes: are the workers "

@@ -20,6 +20,7 @@ from kbsite.ai.defence import Screening, screen_many
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
+from kbsite.models.embeddings import stale_clause
 from memories.ingest import bulk, statements, supersession
 from memories.ingest.extraction import Extraction, Fact
 from memories.models import Edge, Entity, Memory, Message, Session, text_hash
@@ -264,12 +265,13 @@ def _near_duplicates(
     if not vectors:
         return {}
     best: dict[int, tuple[float, int]] = {}  # vector index -> (similarity, memory id)
+    fresh, fresh_params = stale_clause("memories_memory")  # another model's vectors compare with nothing
     with vector_cursor(binary_results=True) as cursor:
         cursor.execute(
-            """SELECT id, embedding FROM memories_memory
+            f"""SELECT id, embedding FROM memories_memory
                WHERE kb_id = %s AND end_user_id IS NOT DISTINCT FROM %s
-                 AND NOT in_vector_index AND retired_at IS NULL AND embedding IS NOT NULL""",
-            [kb_id, end_user_id],
+                 AND NOT in_vector_index AND retired_at IS NULL AND embedding IS NOT NULL AND {fresh}""",
+            [kb_id, end_user_id, *fresh_params],
             binary=True,  # parsing 384 floats of text per row cost more than the query
         )
         rows = cursor.fetchall()
@@ -286,18 +288,19 @@ def _near_duplicates(
         with vector_cursor() as cursor:
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             cursor.execute(
-                """
+                f"""
                 SELECT q.idx, nn.id, nn.distance
                 FROM unnest(%s::int[], %s::vector[]) AS q(idx, v)
                 CROSS JOIN LATERAL (
                     SELECT m.id, m.embedding <=> q.v AS distance
                     FROM memories_memory m
                     WHERE m.kb_id = %s AND m.in_vector_index AND m.retired_at IS NULL AND m.embedding IS NOT NULL
+                      AND {fresh.replace("memories_memory.", "m.")}
                     ORDER BY m.embedding <=> q.v
                     LIMIT 1
                 ) nn
                 """,
-                [list(range(len(vectors))), vectors, kb_id],
+                [list(range(len(vectors))), vectors, kb_id, *fresh_params],
             )
             for i, pk, distance in cursor.fetchall():
                 if i not in best or 1 - distance > best[i][0]:

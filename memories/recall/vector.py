@@ -12,6 +12,7 @@ from django.db import connection
 from pgvector.django import CosineDistance
 
 from kbsite.ai import embeddings
+from kbsite.models.embeddings import stale_clause
 from memories.models import Memory
 from memories.recall.scope import Table
 from memories.recall.weights import VECTOR_MIN_SIMILARITY
@@ -30,16 +31,19 @@ def vector_ranked(
     """The ``limit`` rows nearest ``vector`` (pgvector's text form), with their similarity. Rows outside the HNSW
     index (memories of small KBs and those not yet moved in, and end users' memories and insights) are compared
     exactly; the index is searched for memories only when ``indexed``, i.e. when a KB in scope has outgrown exact
-    search, and always for shared insights."""
+    search, and always for shared insights. Rows whose vectors are still another model's (while they are re-embedded,
+    memories.reembedding) are left out."""
+    fresh, fresh_params = stale_clause(table.name)
+    where, params = f"{table.where} AND {fresh}", (*table.params, *fresh_params)
     with connection.cursor() as cursor:
         rows = []
         if table.exact:
-            exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}")
-            cursor.execute(exact, [vector, *table.params, vector, limit])
+            exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {where}")
+            cursor.execute(exact, [vector, *params, vector, limit])
             rows = cursor.fetchall()
         if (indexed and table.type == "memory") or table.type == "insight":
-            in_index = f"{table.in_index} AND {table.where}"  # the rows the partial index holds
-            rows += _index_ranked(cursor, table.name, vector, in_index, table.params, limit, kb_ids)
+            in_index = f"{table.in_index} AND {where}"  # the rows the partial index holds
+            rows += _index_ranked(cursor, table.name, vector, in_index, params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]
     scaled = [(row[0], embeddings.scaled(float(row[1]))) for row in rows]
     return [(pk, similarity) for pk, similarity in scaled if similarity >= VECTOR_MIN_SIMILARITY]
@@ -106,8 +110,10 @@ def similarities(vector, memory_ids: list[int]) -> dict[int, float]:
     """The cosine similarity of each memory among ``memory_ids`` (those embedded) to ``vector`` (none: empty)."""
     if vector is None or not memory_ids:
         return {}
+    fresh, params = stale_clause("memories_memory")
     rows = (
         Memory.objects.filter(pk__in=memory_ids, embedding__isnull=False)
+        .extra(where=[fresh], params=params)  # noqa: S610 - a clause of our own, its values as params
         .annotate(distance=CosineDistance("embedding", list(map(float, vector))))
         .values_list("pk", "distance")
     )
