@@ -18,6 +18,7 @@ from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
 from memories.recall.hits import Hit, joined_text
+from memories.recall.relatives import relatives_named
 from memories.recall.vector import similarities
 from memories.text import SENTENCE, content_words, stems
 
@@ -35,7 +36,7 @@ class Answer:
     memories: list[Hit]
 
 
-def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[int]]:
+def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = ()) -> tuple[str, list[int]]:
     """Offline: the statements of the block that answer the question best: one stating an attribute it asks for
     ("where does she live": where she lives), else the one sharing most words with it and with the subject it
     asks about (words every statement has, such as whom they are about, do not count), the closest to it in meaning
@@ -44,7 +45,11 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     one when it answers a part the first does not ("where does she live and what can she not eat?") or scores near
     it. Each is quoted with the other statements of its turn found with it ("We cancelled the cruise. Going to
     Cornwall instead."), and with its date when it says "today" or "last week". Of facts restated otherwise by a
-    newer one, only the newer. No statement at all: "I don't remember"."""
+    newer one, only the newer. Only a statement that answers at all is quoted: one sharing a word with the question
+    or its subject, stating what it asks, naming a time asked for, or close to it in meaning (as close as the
+    context block asks of a memory found by meaning alone); the block's small talk is not an answer. None: "I don't
+    remember". ``names`` are those of the people the question asks about by relation ("his wife": priya), words
+    of the answer as the block searched them."""
     earlier = held_earlier(hits)
     lang = languages.current().words
     # Each statement not held earlier (a newer fact says otherwise), with the rank of its hit.
@@ -58,16 +63,20 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     # Asked how things stand now ("where does he work these days?"): the later said, the likelier it answers.
     dates = sorted({_said(hit) for _, hit, _, _ in candidates})
     newer = {when: n / max(1, len(dates) - 1) for n, when in enumerate(dates)} if lang.NOW.search(question) else {}
-    wanted = stems(content_words(question) + concept_words(question)) - _common([t for _, _, _, t in candidates])
+    wanted = stems(content_words(question) + concept_words(question) + list(names))
+    wanted -= _common([t for _, _, _, t in candidates])
     asked = slots_asked(question)
     when_asked = lang.WHEN.search(question) is not None
     scored: list[tuple[float, Hit, int, frozenset]] = []
     for rank, hit, pk, text in candidates:
         words = stems(content_words(text))
         matched = wanted & words
-        stated = asked & set(statement(text).slots)
+        with languages.override(hit.language):  # a statement is read in its own language
+            stated = asked & set(statement(text).slots)
         asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
         timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
+        if not (matched or stated or timed) and close.get(pk, 0.0) < ANSWER_MEANING_FLOOR:
+            continue  # it answers nothing the question asks: small talk of the block
         score = (
             len(matched)
             + 3 * len(stated)
@@ -90,6 +99,11 @@ def _extractive(question: str, hits: list[Hit], vector=None) -> tuple[str, list[
     return answer, cited
 
 
+# A statement sharing no word with the question, stating nothing it asks, is an answer only this close in meaning:
+# on sentences of our own, chat about toast, rain or tidying is 0.17-0.24 similar to a question it does not answer,
+# "I'm a self-employed plumber" 0.30 to "How does she make a living?" (all-MiniLM-L6-v2; the truth sets' figures
+# before and after are in benchmarks/truth.py's history in the README).
+ANSWER_MEANING_FLOOR = 0.25
 # A second statement scoring this share of the best's is quoted with it: offline, the best by words and meaning is
 # often a neighbour of the answer. Ask names the fact, 0.711 (none) -> 0.747 (0.8) -> 0.771 (0.7) on the unseen truth
 # cases, 0.862 -> 0.877 -> 0.862 on fresh, 0.671 -> 0.747 -> 0.785 on novel (its figures, not its cases, were looked
@@ -173,7 +187,8 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:
-        answer, citations = _extractive(question, hits, got.vector)
+        names = relatives_named(question, caller.end_user_id)  # one query, and only if it names a relation
+        answer, citations = _extractive(question, hits, got.vector, names)
         why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     earlier = held_earlier(hits)

@@ -421,3 +421,19 @@ def test_a_partner_asked_about_is_found_by_the_name_of_an_earlier_title(api, not
     say(api, "s1", "My fiancée Ama and I booked the venue for June.", "The bus was late again today.")
     say(api, "s2", "Ama has a red Mini Cooper she adores.", "Lovely weather for the match.")
     assert "Mini Cooper" in context(api, "What does his wife drive?")
+
+
+def test_ask_offline_never_answers_with_small_talk(api, notes):
+    """Offline, a question nothing in memory answers gets "I don't remember", not the latest small talk of the block;
+    one that something answers still gets it, however much small talk was said after."""
+    say(api, "s1", "My brother Teo drives a lorry for a supermarket chain.", when="2024-01-05T10:00:00Z")
+    say(
+        api,
+        "s2",
+        "Finally tidied the whole kitchen this morning, feels great.",
+        "It rained all afternoon so I stayed in with a film.",
+        "Just burnt the toast again, classic me.",
+        when="2024-03-05T10:00:00Z",
+    )
+    assert "remember" in ask(api, "Which instrument is she learning these days?")["answer"]
+    assert "lorry" in ask(api, "What does her brother do for a living now?")["answer"]
