@@ -67,6 +67,8 @@ def memory_row(**values) -> list:
         "retired_reason": "",
         "source": "synthetic",
         "metadata": Jsonb({}),
+        "language": "",
+        "reading": Jsonb({}),
         "source_file": "",
         "source_chunk_id": None,
         "mode": "heuristic",

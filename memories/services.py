@@ -13,6 +13,7 @@ from kbsite.ai import defence, embeddings
 from kbsite.locks import Lock
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories import webhooks
+from memories.ingest import statements
 from memories.models import Edge, Entity, Insight, Memory, TermStat, text_hash
 from memories.reviews.records import supersession_reviews
 
@@ -99,7 +100,8 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
             kb_id=memory.kb_id,
             end_user=data["end_user"] if "end_user" in data else memory.end_user,
             text=screening.text,
-            language=memory.kb.languages_of([screening.text])[0],
+            language=(language := memory.kb.languages_of([screening.text])[0]),
+            reading=statements.reading(screening.text, language),
             kind=data.get("kind", memory.kind),
             entities=data.get("entities", memory.entities),
             topics=data.get("topics", memory.topics),
@@ -270,6 +272,7 @@ def memory_add(
             end_user=end_user,
             text=screening.text,
             language=language,
+            reading=statements.reading(screening.text, language),
             kind=kind,
             entities=[e.strip().lower() for e in entities if e.strip()][:50],
             topics=[t.strip().lower() for t in topics if t.strip()][:50],

@@ -124,3 +124,32 @@ def mentions(text: str, thing: frozenset[str]) -> bool:
         w in words or (len(w) >= 4 and any(o.startswith(w) for o in words)) or (w.endswith("s") and w[:-1] in words)
         for w in thing
     )
+
+
+def reading_of(text: str) -> dict:
+    """What ``text`` states and says has changed, read once (in the language in force) and stored on its memory:
+    ``{"speaker", "slots", "whole", "hints", "changes": [[how, [thing words]], …]}``."""
+    lang = languages.current()
+    said = lang.statements.statement(text)
+    return {
+        "speaker": said.speaker,
+        "slots": said.slots,
+        "whole": said.whole,
+        "hints": sorted(said.hints),
+        "changes": [[change.how, sorted(change.thing)] for change in lang.changes.changes(text)],
+    }
+
+
+def statement_of(reading: dict) -> Statement:
+    """The Statement a stored reading holds."""
+    return Statement(
+        speaker=reading.get("speaker", ""),
+        slots=dict(reading.get("slots", {})),
+        hints=set(reading.get("hints", ())),
+        whole=bool(reading.get("whole")),
+    )
+
+
+def changes_of(reading: dict) -> list[Change]:
+    """The Changes a stored reading holds."""
+    return [Change(how, frozenset(thing)) for how, thing in reading.get("changes", ())]

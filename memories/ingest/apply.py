@@ -196,9 +196,11 @@ def _memories_new(kb, facts, vectors, job, turns_of: _TurnsOf, fields, now):
         metadata: dict = {}
         for ref in fact.turn_refs:
             metadata.update(turns_of.metadata.get(ref, {}))
+        language = turns_of.language(kb, fact)
         memory = Memory(
             text=screening.text,
-            language=turns_of.language(kb, fact),
+            language=language,
+            reading=statements.reading(screening.text, language),
             source_chunk_id=chunk_ids[0] if chunk_ids else None,
             kind=fact.kind,
             # No word of a quarantined text goes anywhere else (the offline tags are words of the text).

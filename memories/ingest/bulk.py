@@ -23,6 +23,7 @@ MEMORY_COLUMNS = [
     ("end_user_id", "bigint"),
     ("text", "text"),
     ("language", "text"),
+    ("reading", "jsonb"),
     ("kind", "text"),
     ("entities", "varchar[]"),
     ("topics", "varchar[]"),
@@ -97,8 +98,8 @@ def memories_insert(memories: list[Memory]) -> None:
                 m.pk = pk
                 m.importance = float(m.importance)
                 m.updated_at = m.updated_at or m.created_at
-                m.metadata = m.metadata or {}
+                m.metadata, m.reading = m.metadata or {}, m.reading or {}
                 copy.write_row(
-                    [Jsonb(m.metadata) if name == "metadata" else getattr(m, name) for name, _ in MEMORY_COLUMNS]
+                    [Jsonb(getattr(m, name)) if kind == "jsonb" else getattr(m, name) for name, kind in MEMORY_COLUMNS]
                 )
     webhooks.memories_created(memories)

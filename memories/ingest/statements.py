@@ -16,12 +16,33 @@ from __future__ import annotations
 import re
 
 from kbsite import languages
-from kbsite.languages.reading import Statement, clash, contradicts, values_agree  # noqa: F401 - read from here too
+from kbsite.languages.reading import (  # noqa: F401 - read from here too
+    Statement,
+    clash,
+    contradicts,
+    reading_of,
+    statement_of,
+    values_agree,
+)
 
 
 def statement(text: str) -> Statement:
     """What ``text`` states of one person, read in the language in force."""
     return languages.current().statements.statement(text)
+
+
+def reading(text: str, language: str) -> dict:
+    """What ``text`` states and says has changed, read in ``language``, to store on its memory (read once)."""
+    with languages.override(language):
+        return reading_of(text)
+
+
+def statement_read(text: str, language: str, stored: dict | None) -> Statement:
+    """What a memory states: its stored reading, else read now in its language (a memory of an earlier release)."""
+    if stored:
+        return statement_of(stored)
+    with languages.override(language):
+        return statement(text)
 
 
 def apart(old_text: str, new_text: str) -> bool:

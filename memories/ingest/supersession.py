@@ -22,10 +22,11 @@ from django.db.models.functions import Greatest
 
 from kbsite import languages
 from kbsite.languages.fulltext import held, query_in
+from kbsite.languages.reading import changes_of
 from kbsite.models import KnowledgeBase, Mode
 from memories import webhooks
 from memories.ingest.changes import Change, changes
-from memories.ingest.statements import Statement, clash, contradicts, statement
+from memories.ingest.statements import Statement, clash, contradicts, statement_read
 from memories.models import Memory
 from memories.reviews.records import conflict_open, supersession_reviews
 from memories.services import insights_retire, retirement_follow
@@ -68,9 +69,8 @@ def restated(stated: Statement) -> str:
 
 
 def _statement_of(memory: Memory) -> Statement:
-    """What ``memory`` states, read in its own language."""
-    with languages.override(memory.language):
-        return statement(memory.text)
+    """What ``memory`` states: read when it was written, or now in its own language."""
+    return statement_read(memory.text, memory.language, memory.reading)
 
 
 def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[Memory], now) -> int:
@@ -136,7 +136,7 @@ def ended_conflicts(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
 def _ended_by(kb: KnowledgeBase, end_user_id: int | None, memory: Memory) -> list[int]:
     """The older facts ``memory`` says have changed, each made the older side of an open conflict."""
     opened = []
-    for change in changes(memory.text):
+    for change in changes_of(memory.reading) if memory.reading else changes(memory.text):
         named = _naming(change, held([kb]))
         mentions = (
             Memory.objects.live()
@@ -187,7 +187,8 @@ def _earlier_statements(kb: KnowledgeBase, end_user_id: int | None, memory: Memo
     )
     if new.speaker:  # "Alice: I live…" or "Alice lives…"
         candidates = candidates.filter(text__istartswith=new.speaker)
-    return list(candidates.only("id", "text", "valid_from", "language").order_by("-id")[:200])  # the latest first
+    # The latest first.
+    return list(candidates.only("id", "text", "valid_from", "language", "reading").order_by("-id")[:200])
 
 
 def _any_word(words: set[str], codes: list[str]) -> SearchQuery:

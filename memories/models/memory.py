@@ -68,6 +68,13 @@ class Memory(models.Model):
     )
     text = models.TextField()
     language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
+    reading = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="What it states of one person's attributes and says has changed, read once when it was written "
+        "(empty: written before readings were stored; read when needed).",
+    )
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.FACT)
     entities = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     topics = ArrayField(models.CharField(max_length=200), default=list, blank=True)

@@ -13,7 +13,7 @@ from kbsite.languages.detection import query_language
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.ingest.changes import names_a_time
-from memories.ingest.statements import statement
+from memories.ingest.statements import statement_read
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
@@ -71,8 +71,7 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
     for rank, hit, pk, text in candidates:
         words = stems(content_words(text))
         matched = wanted & words
-        with languages.override(hit.language):  # a statement is read in its own language
-            stated = asked & set(statement(text).slots)
+        stated = asked & set(_stated(hit, pk, text).slots)
         asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
         timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
         if not (matched or stated or timed) and close.get(pk, 0.0) < ANSWER_MEANING_FLOOR:
@@ -90,6 +89,8 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         scored.append((score, hit, pk, frozenset(matched | stated)))
     if not scored:
         return "I don't remember anything about that.", []
+    if newer:  # asked how things stand now: what was said later of the same thing goes before what it came with
+        scored = _later_first(scored)
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
     answer, cited = _quoted(best[1], earlier)
@@ -110,6 +111,25 @@ ANSWER_MEANING_FLOOR = 0.25
 # at in choosing, so novel is no longer a clean measure of this); replaced values given as current 12 -> 13 on novel,
 # unchanged on the others.
 SECOND_RATIO = 0.7
+
+
+def _later_first(scored: list[tuple[float, Hit, int, frozenset]]) -> list[tuple[float, Hit, int, frozenset]]:
+    """Each later statement that came with a shown one (memories.recall.after) scored above it, with what it
+    answers: how things stand now is what was said last of the same thing."""
+    best_of = {}
+    for score, hit, _, answered in scored:
+        best_of[hit.id] = max(best_of.get(hit.id, (score, answered)), (score, answered), key=lambda row: row[0])
+    out = []
+    for score, hit, pk, answered in scored:
+        if hit.follows in best_of and best_of[hit.follows][0] >= score:
+            score, answered = best_of[hit.follows][0] + 0.1, answered | best_of[hit.follows][1]
+        out.append((score, hit, pk, answered))
+    return out
+
+
+def _stated(hit: Hit, pk: int, text: str):
+    """What a statement of ``hit`` states: the hit's stored reading for the hit itself, else read now."""
+    return statement_read(text, hit.language, hit.reading if pk == hit.id else None)
 
 
 def _second(scored: list[tuple[float, Hit, int, frozenset]], *, asked_now: bool):
@@ -183,7 +203,8 @@ def kb_ask(
 
 def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller: Caller) -> Answer:
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
-    hits = got.memories[:k] + got.profile + got.insights  # the profile always: it is what the block shows first
+    # The profile always: it is what the block shows first.
+    hits = list({(h.type, h.id): h for h in got.memories[:k] + got.profile + got.insights}.values())
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:

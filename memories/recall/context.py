@@ -24,6 +24,7 @@ from kbsite.languages.fulltext import RowConfig
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory, Message
 from memories.recall import Hit, RecallQuery, query_embedding, recall
+from memories.recall.after import with_later
 from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
 from memories.recall.relatives import subject_words
@@ -103,6 +104,8 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     )
     in_profile = {h.id for h in profile}
     hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, query, end_user_id)) if h]
+    # What the user said later of the same things comes with what is shown, dated: the newer beside the older.
+    hits = with_later(hits, end_user_id, kb_names, frozenset(in_profile))
     return Retrieved(
         profile=profile,
         memories=[h for h in hits if h.type in ("memory", "turn")],

@@ -11,8 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 
 from kbsite import languages
+from kbsite.languages.reading import changes_of
 from memories.ingest.changes import changes, mentions
-from memories.ingest.statements import statement, values_agree
+from memories.ingest.statements import statement_read, values_agree
 from memories.models import ReviewItem
 from memories.recall.hits import Hit
 
@@ -32,8 +33,7 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
     for hit in ordered:
         if hit.type != "memory":
             continue
-        with languages.override(hit.language):
-            said = statement(hit.text)
+        said = statement_read(hit.text, hit.language, hit.reading)
         for slot, value in said.slots.items():
             stated.append((hit, said.speaker, slot, value))
             latest[(said.speaker, slot)] = (hit, value)
@@ -48,7 +48,7 @@ def earlier_values(hits: list[Hit]) -> dict[tuple[str, int], datetime | None]:
         if hit.type != "memory":
             continue
         with languages.override(hit.language):  # a change is read, and compared, in its own language
-            for change in changes(hit.text):
+            for change in changes_of(hit.reading) if hit.reading else changes(hit.text):
                 for older in ordered[:n]:
                     if change.replaces(older.text):
                         earlier.setdefault((older.type, older.id), hit.valid_from or hit.created_at)

@@ -9,6 +9,7 @@ tenth of its time in a small KB.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -20,7 +21,7 @@ from memories.selectors import sources_of
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # What ranking and packing need of a memory (its sources are loaded for the packed hits only).
-HIT_FIELDS = ("id", "kb_id", "text", "kind", "entities", "created_us", "valid_us", "language")
+HIT_FIELDS = ("id", "kb_id", "text", "kind", "entities", "created_us", "valid_us", "language", "reading")
 
 
 def _micros(column: str) -> str:
@@ -28,7 +29,7 @@ def _micros(column: str) -> str:
 
 
 MEMORY_HITS_SQL = f"""
-    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")}, language,
+    SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")}, language, reading,
         CASE WHEN mode = 'heuristic' THEN
             (SELECT min(l.message_id) FROM memories_memory_source_messages l WHERE l.memory_id = memories_memory.id)
         END
@@ -61,6 +62,8 @@ class Hit:
     turn: int | None = None
     parts: list[tuple[int, str]] = field(default_factory=list)
     language: str = ""  # the code of the language it is in, as told when it came in
+    reading: dict = field(default_factory=dict)  # a memory's: what it states and says has changed, read once
+    follows: int | None = None  # a later statement about the same thing: the id of the hit it came with
 
     @property
     def ids(self) -> list[int]:
@@ -125,7 +128,13 @@ def memory_hit(row: dict, kb_names: dict[int, str]) -> Hit:
         valid_from=at(row["valid_us"]),
         kb=kb_names.get(row["kb_id"], ""),
         language=row["language"],
+        reading=_json(row["reading"]),
     )
+
+
+def _json(value) -> dict:
+    """A jsonb value as read: a dict through the ORM, its text through a raw cursor (Django leaves it unparsed)."""
+    return json.loads(value) if isinstance(value, str) else value or {}
 
 
 def sources_attach(hits: list[Hit]) -> None:

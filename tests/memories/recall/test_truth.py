@@ -35,14 +35,6 @@ def ask(api, question: str, user: str = "alice") -> dict:
     return response.json()
 
 
-@pytest.fixture
-def notes(kb):
-    """The README's KB: always on."""
-    kb.always_on = True
-    kb.save(update_fields=["always_on"])
-    return kb
-
-
 def test_the_walkthroughs_question_is_answered_from_what_the_block_holds(api, notes):
     """README step 5: "Where does alice live?" answers Lisbon, citing that memory, as the block of step 4 says."""
     say(api, "first-chat", "I moved to Lisbon in May.", "I am allergic to peanuts.")

@@ -1,0 +1,122 @@
+"""What came after: an end user's later statements about the same thing as one the context block (and so ask) shows,
+shown with it, dated, so that whoever reads the block sees the newer beside the older, whatever words the change was
+said in ("I live in Porto" … "finally got the keys to our place in Berlin!").
+
+"The same thing" is judged by the attribute both state, where their stored readings give one (where one lives, where
+one works…), and otherwise by meaning: a later statement far closer to the shown one than the user's other later
+statements are. Of the statements said after a shown one about the same thing, the latest comes with it.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from kbsite.ai import embeddings
+from kbsite.models.embeddings import stale_clause
+from memories.models import Memory
+from memories.recall.hits import Hit, hit_rows, memory_hit, sources_attach
+
+# How close in meaning two statements of one user must be to be about the same thing: far closer than the user's
+# other later statements are to the shown one (AFTER_SPREAD standard deviations above their mean, where there are
+# enough: a user's statements are all somewhat alike, more so when each opens on the user's name), and at least
+# AFTER_SIMILARITY (the product's scale). On sentences of our own, "My car is an old Golf" and "The Golf is gone,
+# I'm on an e-bike now" are 0.57 close, 0.76 with the speaker's name opening both; unrelated chat 0.14-0.17,
+# 0.30-0.58 with the name.
+AFTER_SIMILARITY = 0.4
+AFTER_SPREAD = 2.0
+# Fewer later statements than this tell no spread: the floor alone judges.
+AFTER_SPREAD_FROM = 8
+# The user's latest statements compared with each shown one, the most.
+AFTER_READ = 500
+# Later statements shown in all, the most (each shown statement brings its latest).
+AFTER_MOST = 6
+
+LATER_SQL = """
+    WITH shown AS (
+        SELECT id, kb_id, end_user_id, embedding, reading, coalesce(valid_from, created_at) AS said
+        FROM memories_memory WHERE id = ANY(%s) AND end_user_id = %s
+    ), theirs AS (
+        SELECT o.id, o.kb_id, o.embedding, o.reading, coalesce(o.valid_from, o.created_at) AS said
+        FROM memories_memory o
+        WHERE o.end_user_id = %s AND o.kb_id IN (SELECT kb_id FROM shown)
+          AND o.retired_at IS NULL AND NOT o.quarantined AND {fresh}
+        ORDER BY coalesce(o.valid_from, o.created_at) DESC LIMIT %s
+    ), pairs AS (
+        SELECT s.id AS shown_id, o.id AS later_id, o.said,
+               CASE WHEN s.embedding IS NULL OR o.embedding IS NULL THEN NULL
+                    ELSE 1 - (o.embedding <=> s.embedding) END AS similarity,
+               (o.reading -> 'slots') ?| ARRAY(SELECT jsonb_object_keys(coalesce(s.reading -> 'slots', '{{}}'::jsonb)))
+                   AS same_attribute
+        FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said > s.said
+    ), judged AS (
+        SELECT *, avg(similarity) OVER w AS mean, coalesce(stddev_pop(similarity) OVER w, 0) AS spread,
+               count(*) OVER w AS compared
+        FROM pairs WINDOW w AS (PARTITION BY shown_id)
+    )
+    SELECT DISTINCT ON (shown_id) shown_id, later_id FROM judged
+    WHERE same_attribute OR (similarity >= %s AND (compared < %s OR similarity >= mean + %s * spread))
+    ORDER BY shown_id, said DESC, later_id DESC
+"""
+
+
+def later_statements(
+    shown: list[Hit], end_user_id: int | None, kb_names: dict[int, str], elsewhere: frozenset[int] = frozenset()
+) -> dict[int, Hit | int]:
+    """For each shown memory of the end user (by the shown hit's id), the latest of their live memories said after
+    it about the same thing: its id when it is shown already, else a hit of it (at most AFTER_MOST of those); one
+    shown ``elsewhere`` in the block (the profile) comes again neither. None for shared facts: they are about
+    anyone."""
+    ids = [h.id for h in shown if h.type == "memory"]
+    if end_user_id is None or not ids:
+        return {}
+    fresh, fresh_params = stale_clause("memories_memory", "o")  # vectors of one model only (re-embedding)
+    floor, span = getattr(embeddings.get_embedder(), "similarity_scale", (0.0, 1.0))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            LATER_SQL.format(fresh=fresh),
+            [
+                ids,
+                end_user_id,
+                end_user_id,
+                *fresh_params,
+                AFTER_READ,
+                floor + AFTER_SIMILARITY * span,
+                AFTER_SPREAD_FROM,
+                AFTER_SPREAD,
+            ],
+        )
+        pairs = cursor.fetchall()
+    have = {pk for h in shown if h.type == "memory" for pk in h.ids}
+    pairs = [(shown_id, later_id) for shown_id, later_id in pairs if later_id not in elsewhere]
+    found: dict[int, Hit | int] = {shown_id: later_id for shown_id, later_id in pairs if later_id in have}
+    wanted: dict[int, int] = {}
+    for shown_id, later_id in pairs:
+        if later_id not in have and later_id not in wanted.values() and len(wanted) < AFTER_MOST:
+            wanted[shown_id] = later_id
+    rows = {row["id"]: row for row in hit_rows(Memory.objects.filter(pk__in=wanted.values()))}
+    later = {shown_id: memory_hit(rows[pk], kb_names) for shown_id, pk in wanted.items() if pk in rows}
+    for hit in later.values():
+        hit.signals = ["after"]
+    sources_attach(list(later.values()))
+    return found | later
+
+
+def with_later(
+    hits: list[Hit], end_user_id: int | None, kb_names: dict[int, str], elsewhere: frozenset[int] = frozenset()
+) -> list[Hit]:
+    """``hits`` with each shown memory's later statement about the same thing right after it (one shown already
+    stays where it is; one shown ``elsewhere`` is not added), each knowing which it follows."""
+    later = later_statements(hits, end_user_id, kb_names, elsewhere)
+    if not later:
+        return hits
+    by_id = {pk: h for h in hits if h.type == "memory" for pk in h.ids}
+    out: list[Hit] = []
+    for hit in hits:
+        out.append(hit)
+        after = later.get(hit.id) if hit.type == "memory" else None
+        if isinstance(after, Hit):
+            after.follows = hit.id
+            out.append(after)
+        elif after is not None and by_id[after].follows is None and by_id[after] is not hit:
+            by_id[after].follows = hit.id
+    return out

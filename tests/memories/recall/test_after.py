@@ -1,0 +1,65 @@
+"""What came after (memories/recall/after.py): an end user's later statement about the same thing comes with the one
+the block shows, dated, whatever words the change was said in, found by the attribute both state or by meaning; a
+later statement about something else does not. Sentences of our own."""
+
+from __future__ import annotations
+
+from memories.models import Memory
+from memories.recall.after import later_statements
+from memories.recall.hits import Hit
+from tests.memories.recall.test_truth import ask, context, say
+
+
+def _shown(text: str) -> list[Hit]:
+    memory = Memory.objects.get(text__contains=text)
+    return [Hit(id=memory.pk, type="memory", text=memory.text, kind=memory.kind)]
+
+
+def test_a_later_statement_of_the_same_attribute_comes_with_the_one_shown_however_unlike_in_words(api, notes):
+    """ "I live in Porto" and, months later, "I moved to Leeds in June, closer to my daughter" (the same attribute
+    in their stored readings, not close in meaning): the later comes with the earlier, though the earlier is retired;
+    the chat about the rain said in between does not."""
+    say(api, "s1", "I live in Porto.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "It rained all afternoon so I stayed in with a film.", when="2024-03-02T10:00:00Z")
+    say(api, "s3", "I moved to Leeds in June, closer to my daughter.", when="2024-07-02T10:00:00Z")
+    end_user = Memory.objects.get(text__contains="Porto").end_user_id
+    later = later_statements(_shown("Porto"), end_user, {})
+    (after,) = later.values()
+    assert "Leeds" in after.text and after.signals == ["after"]
+
+
+def test_a_later_statement_close_in_meaning_comes_with_the_one_shown_and_unrelated_chat_does_not(api, notes):
+    """ "My car is an old Golf" and later "The Golf is gone, I'm on an e-bike now" (no reading of either says so; 0.76
+    close in meaning): the later comes with it; of "I'm learning the cello", only burnt toast was said after, and
+    nothing comes with it."""
+    say(api, "s1", "My car is an old Golf.", "I'm learning the cello.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "The Golf is gone, I'm on an e-bike now.", "Just burnt the toast again, classic me.",
+        when="2024-06-02T10:00:00Z")  # fmt: skip
+    end_user = Memory.objects.get(text__contains="Golf.").end_user_id
+    (after,) = later_statements(_shown("old Golf"), end_user, {}).values()
+    assert "e-bike" in after.text
+    assert later_statements(_shown("cello"), end_user, {}) == {}
+
+
+def test_the_block_shows_the_later_statement_dated_and_ask_answers_with_it_when_asked_how_things_stand_now(api, notes):
+    """ "What car does she drive these days?": the block shows the Golf and, dated after it, once, what was said of it
+    later; ask quotes the later, once."""
+    say(api, "s1", "My car is an old Golf.", "I'm learning the cello.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "We went to the coast with the kids.", "The Golf is gone, we cycle everywhere on e-bikes now.",
+        when="2024-06-02T10:00:00Z")  # fmt: skip
+    block = context(api, "What car does she drive these days?")
+    lines = [line for line in block.splitlines() if line.startswith("- [")]
+    (golf,) = [n for n, line in enumerate(lines) if "old Golf" in line]
+    (bikes,) = [n for n, line in enumerate(lines) if "e-bikes" in line]
+    assert "(2024-01-02)" in lines[golf] and "(2024-06-02)" in lines[bikes]
+    answer = ask(api, "What car does she drive these days?")["answer"]
+    assert answer.count("e-bikes") == 1 and "old Golf" not in answer
+
+
+def test_shared_facts_bring_nothing_after_them(api, notes):
+    """Facts of no end user are about anyone: nothing said later is joined to them."""
+    from tests.memories.ingest.test_restated_supersession import say as say_shared
+
+    say_shared(api, "My car is an old Golf.", when="2024-01-02T10:00:00Z")
+    say_shared(api, "The Golf is gone, I'm on an e-bike now.", session="s2", when="2024-06-02T10:00:00Z")
+    assert later_statements(_shown("old Golf"), None, {}) == {}
