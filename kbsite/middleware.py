@@ -8,10 +8,30 @@ from __future__ import annotations
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpResponseBadRequest
+from django.urls import Resolver404, resolve
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from kbsite.errors import JSON_PREFIXES, PROXY_PREFIXES, error_json
 from kbsite.text import UnstorableText, text_check
+
+
+def _slash_added(request) -> None:
+    """An API URL without its trailing slash is served as with it ("POST /api/v1/kbs/notes/messages"): Django's
+    APPEND_SLASH would answer a redirect, which a client follows without the body (a POST becomes a GET)."""
+    path = request.path_info
+    if not path.startswith(JSON_PREFIXES) or path.endswith("/"):
+        return
+    urlconf = getattr(request, "urlconf", None)
+    try:
+        resolve(path, urlconf)
+        return
+    except Resolver404:
+        pass
+    try:
+        resolve(f"{path}/", urlconf)
+    except Resolver404:
+        return
+    request.path_info, request.path = f"{path}/", f"{request.path}/"
 
 
 class RequestGuardMiddleware:
@@ -29,9 +49,11 @@ class RequestGuardMiddleware:
     def __call__(self, request):
         if iscoroutinefunction(self):
             return self._acall(request)
+        _slash_added(request)
         return self._refused(request) or self.get_response(request)
 
     async def _acall(self, request):
+        _slash_added(request)
         return self._refused(request) or await self.get_response(request)
 
     def _refused(self, request):

@@ -4,7 +4,7 @@ sees the data: NUL characters and lone surrogates in any string or file name, an
 from __future__ import annotations
 
 from rest_framework import parsers
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
 
 from kbsite.text import UnstorableText, text_check
 
@@ -29,6 +29,13 @@ class JSONParser(parsers.JSONParser):
 class FormParser(parsers.FormParser):
     def parse(self, stream, media_type=None, parser_context=None):
         data = super().parse(stream, media_type, parser_context)
+        if len(data) == 1 and next(iter(data)).lstrip().startswith(("{", "[")):
+            # A JSON body sent as a form (what `curl -d` does): its fields would all be "required".
+            raise UnsupportedMediaType(
+                media_type,
+                detail="The body is JSON but was sent as a form (application/x-www-form-urlencoded, as curl -d "
+                "sends it): send it with the header Content-Type: application/json.",
+            )
         _checked({key: data.getlist(key) for key in data})
         return data
 

@@ -100,3 +100,26 @@ def test_a_bad_host_header_is_a_json_400(live_server):
 
     response = requests.get(f"{live_server.url}/api/v1/kbs/", headers={"Host": "evil.example"}, timeout=10)
     assert response.status_code == 400 and response.headers["Content-Type"] == "application/json"
+
+
+def test_a_json_body_sent_as_a_form_is_refused_with_415_naming_application_json(api, kb):
+    """`curl -d '{…}'` sends JSON as application/x-www-form-urlencoded: a 415 that says to send application/json,
+    not the form's "This field is required." for every field."""
+    body = '{"session_id": "s", "messages": [{"external_id": "1", "content": "hi"}]}'
+    response = api.post(
+        "/api/v1/kbs/notes/messages/",
+        data=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert response.status_code == 415, response.text
+    assert "Content-Type: application/json" in response.json()["detail"]
+
+
+def test_a_post_without_the_trailing_slash_is_served_as_with_it(api, kb):
+    """POST /api/v1/kbs/notes/messages (no slash) stores the turns: no redirect that drops the body."""
+    turns = {"session_id": "s", "messages": [{"external_id": "1", "content": "I live in Lisbon."}]}
+    response = api.post("/api/v1/kbs/notes/messages", json=turns)
+    assert response.status_code == 202, response.text
+    assert response.json()["accepted"] == 1
+    assert api.get("/api/v1/kbs/notes").status_code == 200
+    assert api.post("/api/v1/no-such-thing", json={}).status_code == 404
