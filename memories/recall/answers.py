@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,6 +61,10 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         if ("memory", pk) not in earlier  # held earlier: a newer fact says otherwise
     ]
     close = similarities(vector, [pk for _, _, pk, _ in candidates])
+    # Close in meaning enough to answer: above the floor, and well above the block's usual (a user's statements all
+    # open on their name, which makes each somewhat like any question about them).
+    usual = statistics.median(close.values()) if len(close) >= ANSWER_USUAL_FROM else 0.0
+    floor = max(ANSWER_MEANING_FLOOR, usual + ANSWER_MEANING_MARGIN)
     # Asked how things stand now ("where does he work these days?"): the later said, the likelier it answers.
     dates = sorted({_said(hit) for _, hit, _, _ in candidates})
     newer = {when: n / max(1, len(dates) - 1) for n, when in enumerate(dates)} if lang.NOW.search(question) else {}
@@ -74,7 +79,7 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         stated = asked & set(_stated(hit, pk, text).slots)
         asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
         timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
-        if not (matched or stated or timed) and close.get(pk, 0.0) < ANSWER_MEANING_FLOOR:
+        if not (matched or stated or timed) and close.get(pk, 0.0) < floor:
             continue  # it answers nothing the question asks: small talk of the block
         score = (
             len(matched)
@@ -105,6 +110,9 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
 # "I'm a self-employed plumber" 0.30 to "How does she make a living?" (all-MiniLM-L6-v2; the truth sets' figures
 # before and after are in benchmarks/truth.py's history in the README).
 ANSWER_MEANING_FLOOR = 0.25
+# ... and this much closer than the median statement of the block, where it holds enough to tell.
+ANSWER_MEANING_MARGIN = 0.1
+ANSWER_USUAL_FROM = 8
 # A second statement scoring this share of the best's is quoted with it: offline, the best by words and meaning is
 # often a neighbour of the answer. Ask names the fact, 0.711 (none) -> 0.747 (0.8) -> 0.771 (0.7) on the unseen truth
 # cases, 0.862 -> 0.877 -> 0.862 on fresh, 0.671 -> 0.747 -> 0.785 on novel (its figures, not its cases, were looked
