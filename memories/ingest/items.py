@@ -24,29 +24,30 @@ LANGUAGE_CHARS = 2000  # what of a text tells its language
 LLM_CALL_CHARS = 8000
 
 
+def _segments(item: IngestItem) -> tuple[list[int], list[str], list[str], str]:
+    """The item's segments (a document's chunks, so that each fact cites the chunk it came from; else pieces of its
+    text), their chunk ids, their languages, and the facts' source."""
+    if item.kind == IngestItem.Kind.DOCUMENT:
+        rows = (
+            list(item.document.chunks.order_by("ordinal").values_list("id", "text", "language"))
+            if item.document
+            else []
+        )
+        return [pk for pk, _, _ in rows], [text for _, text, _ in rows], [code for _, _, code in rows], item.source
+    segments = splitting.pieces(item.text, SEGMENT_CHARS)
+    told = item.kb.languages_of([item.text[:LANGUAGE_CHARS]]) * len(segments)
+    item.kb.languages_note(told[:1])
+    source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
+    return [], segments, told, source
+
+
 def item_ingest(*, job: JobRun) -> JobRun:
     """Ingest a text or file item, resuming after the segments already applied."""
     item = job.object
     kb = item.kb
     if job.status != JobRun.Status.RUNNING:  # an inbox file's job started before reading the file
         job.start()
-    chunk_ids: list[int] = []
-    if item.kind == IngestItem.Kind.DOCUMENT:
-        # The document's own chunks are the segments, so each fact cites the chunk it came from.
-        rows = (
-            list(item.document.chunks.order_by("ordinal").values_list("id", "text", "language"))
-            if item.document
-            else []
-        )
-        chunk_ids = [pk for pk, _, _ in rows]
-        segments = [text for _, text, _ in rows]
-        told = [language for _, _, language in rows]
-        source = item.source
-    else:
-        segments = splitting.pieces(item.text, SEGMENT_CHARS)
-        told = kb.languages_of([item.text[:LANGUAGE_CHARS]]) * len(segments)
-        kb.languages_note(told[:1])
-        source = f"inbox:{item.file_name}" if item.kind == IngestItem.Kind.FILE else f"api:{item.source or 'text'}"
+    chunk_ids, segments, told, source = _segments(item)
     try:
         position = item.progress
         while position < len(segments):

@@ -61,10 +61,7 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         if ("memory", pk) not in earlier  # held earlier: a newer fact says otherwise
     ]
     close = similarities(vector, [pk for _, _, pk, _ in candidates])
-    # Close in meaning enough to answer: above the floor, and well above the block's usual (a user's statements all
-    # open on their name, which makes each somewhat like any question about them).
-    usual = statistics.median(close.values()) if len(close) >= ANSWER_USUAL_FROM else 0.0
-    floor = max(ANSWER_MEANING_FLOOR, usual + ANSWER_MEANING_MARGIN)
+    floor = _meaning_floor(close)
     # Asked how things stand now ("where does he work these days?"): the later said, the likelier it answers.
     dates = sorted({_said(hit) for _, hit, _, _ in candidates})
     newer = {when: n / max(1, len(dates) - 1) for n, when in enumerate(dates)} if lang.NOW.search(question) else {}
@@ -119,6 +116,13 @@ ANSWER_USUAL_FROM = 8
 # at in choosing, so novel is no longer a clean measure of this); replaced values given as current 12 -> 13 on novel,
 # unchanged on the others.
 SECOND_RATIO = 0.7
+
+
+def _meaning_floor(close: dict[int, float]) -> float:
+    """How close in meaning a statement must be to answer: above the floor, and well above the block's usual (a
+    user's statements all open on their name, which makes each somewhat like any question about them)."""
+    usual = statistics.median(close.values()) if len(close) >= ANSWER_USUAL_FROM else 0.0
+    return max(ANSWER_MEANING_FLOOR, usual + ANSWER_MEANING_MARGIN)
 
 
 def _later_first(scored: list[tuple[float, Hit, int, frozenset]]) -> list[tuple[float, Hit, int, frozenset]]:
