@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from kbsite.models import DailyStat, JobRun
+from kbsite.models import Bot, DailyStat, EndUser, JobRun, KnowledgeBase
+from memories.models import Memory, ReviewItem
 from tests.conftest import operator_of
 from tests.kbsite.test_operators import bot_data
 
@@ -193,3 +194,55 @@ def test_admin_pages_load_every_script_on_each_reload(asgi_server, transactional
             assert any(name.endswith("/admin/js/actions.js") for name, _ in loaded), (load, page, loaded)
             ran = browser.execute_script(ADMIN_SCRIPTS_RAN)
             assert ran == [True, "function", "function", select2], (load, page, ran)
+
+
+def _conflict(kb, user, n: int):
+    older = Memory.objects.create(kb=kb, end_user=user, text=f"I live in Town{n}.", entities=["alice"])
+    newer = Memory.objects.create(kb=kb, end_user=user, text=f"I live in City{n} now.", entities=["alice"])
+    return ReviewItem.objects.create(kb=kb, end_user=user, kind="conflict", older=older, newer=newer)
+
+
+def test_the_review_queue_settles_its_items_in_a_browser(live_server, transactional_db, admin_user, browser):
+    """Issue 42: Accept on the list, Revert on an item's own page and the bulk "Accept the selected" each settle
+    their items (before, every button answered "CSRF verification failed" or posted to the list), and the API then
+    reports each as settled."""
+    import requests
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    bot = Bot.objects.create(name="reviews")
+    _, key = bot.issue_key()
+    kb = KnowledgeBase.objects.create(bot=bot, name="notes", always_on=True)
+    user = EndUser.objects.create(bot=bot, external_id="alice")
+    first, second, third = (_conflict(kb, user, n) for n in range(3))
+
+    def status(item) -> str:
+        return ReviewItem.objects.get(pk=item.pk).status
+
+    def button(item, name: str):
+        return browser.find_element(By.CSS_SELECTOR, f"button[formaction$='/{item.pk}/{name}/']")
+
+    log_in(browser, live_server, "admin", "password")
+    browser.get(f"{live_server.url}/admin/memories/reviewitem/")
+    button(first, "accept").click()
+    WebDriverWait(browser, 20).until(lambda b: status(first) == "accepted")
+    assert "settled" in browser.page_source and "CSRF" not in browser.page_source
+
+    browser.get(f"{live_server.url}/admin/memories/reviewitem/{second.pk}/change/")
+    button(second, "revert").click()
+    WebDriverWait(browser, 20).until(lambda b: status(second) == "reverted")
+
+    browser.get(f"{live_server.url}/admin/memories/reviewitem/")
+    browser.find_element(By.CSS_SELECTOR, f"input[name='_selected_action'][value='{third.pk}']").click()
+    Select(browser.find_element(By.NAME, "action")).select_by_value("accept_selected")
+    browser.find_element(By.CSS_SELECTOR, "button[name='index']").click()
+    WebDriverWait(browser, 20).until(lambda b: status(third) == "accepted")
+
+    listed = requests.get(
+        f"{live_server.url}/api/v1/reviews/",
+        params={"status": "accepted"},
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=30,
+    ).json()["results"]
+    assert {item["id"] for item in listed} == {first.pk, third.pk}
+    assert Memory.objects.get(pk=second.older_id).is_live and not Memory.objects.get(pk=second.newer_id).is_live

@@ -3,12 +3,9 @@ accept, revert or keep both in one click."""
 
 from __future__ import annotations
 
-from contextvars import ContextVar
-
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -19,8 +16,6 @@ from kbsite.operators import OperatedAdmin
 from memories.models import Memory, Message, ReviewItem
 from memories.reviews import services
 
-# The CSRF token of the request whose change list is being drawn (its rows' buttons post with it).
-_csrf: ContextVar[str] = ContextVar("review_csrf", default="")
 SETTLE = {
     "accept": (services.review_accept, "Accept"),
     "revert": (services.review_revert, "Revert"),
@@ -57,8 +52,11 @@ class ReviewItemAdmin(OperatedAdmin):
     list_select_related = ["kb__bot", "end_user", "older", "newer"]
     search_fields = ["older__text", "newer__text", "end_user__external_id", "attribute"]
     ordering = ["-created_at", "-id"]
-    fields = ["kind", "status", "kb", "end_user", "attribute", "reason", "older_fact", "newer_fact", "created_at"]
+    fields = [
+        "kind", "status", "kb", "end_user", "attribute", "reason", "older_fact", "newer_fact", "created_at", "decide",
+    ]  # fmt: skip
     readonly_fields = fields + ["resolved_at", "resolved_by"]
+    actions = ["accept_selected", "revert_selected"]
 
     def get_queryset(self, request):
         turns = Message.objects.select_related("session")
@@ -86,25 +84,37 @@ class ReviewItemAdmin(OperatedAdmin):
 
     @admin.display(description="decide")
     def decide(self, item):
+        """One button per decision. Each posts the page's own form (the list's, or the item's page's: a form may not
+        hold another, and the browser drops one nested in it) to its decision's URL, with the form's CSRF token."""
         if item.status != ReviewItem.Status.OPEN:
             return format_html("{} by {}", item.get_status_display(), item.resolved_by or "?")
         return format_html_join(
             " ",
-            '<form method="post" action="{}" style="display:inline">'
-            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
-            '<button type="submit" class="button">{}</button></form>',
+            '<button type="submit" class="button" formaction="{}" formmethod="post" formnovalidate>{}</button>',
             (
-                (reverse(f"admin:memories_reviewitem_{name}", args=[item.pk]), _csrf.get(), label)
+                (reverse(f"admin:memories_reviewitem_{name}", args=[item.pk]), label)
                 for name, (_, label) in SETTLE.items()
             ),
         )
 
-    def changelist_view(self, request, extra_context=None):
-        token = _csrf.set(get_token(request))  # for the buttons of this request's rows
-        try:
-            return super().changelist_view(request, extra_context)
-        finally:
-            _csrf.reset(token)
+    @admin.action(description="Accept the selected review items")
+    def accept_selected(self, request, queryset):
+        self._settle_many(request, queryset, "accept")
+
+    @admin.action(description="Revert the selected review items")
+    def revert_selected(self, request, queryset):
+        self._settle_many(request, queryset, "revert")
+
+    def _settle_many(self, request, queryset, name: str) -> None:
+        settle, label = SETTLE[name]
+        done = skipped = 0
+        for item in queryset.filter(status=ReviewItem.Status.OPEN):
+            try:
+                settle(item=item, by=f"operator {request.user.get_username()}")
+                done += 1
+            except services.ReviewClosed:
+                skipped += 1
+        self.message_user(request, f"{label}: {done} review items settled; {skipped} were settled already.")
 
     def get_urls(self):
         own = [
