@@ -66,7 +66,11 @@ class ReviewItemSerializer(serializers.ModelSerializer):
 
 
 class ReviewFilterSet(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=ReviewItem.Status.choices, help_text="open, accepted, reverted…")
+    status = django_filters.ChoiceFilter(
+        choices=[*ReviewItem.Status.choices, ("all", "All")],
+        method="filter_status",
+        help_text="open, accepted, reverted, kept_both, or all (the default lists every status).",
+    )
     kind = django_filters.ChoiceFilter(choices=ReviewItem.Kind.choices, help_text="supersession or conflict.")
     user_id = django_filters.CharFilter(field_name="end_user__external_id", help_text="One end user's items.")
     kb = django_filters.CharFilter(field_name="kb__name", help_text="One knowledge base's items (its name).")
@@ -74,6 +78,9 @@ class ReviewFilterSet(django_filters.FilterSet):
     class Meta:
         model = ReviewItem
         fields = ["status", "kind", "user_id", "kb"]
+
+    def filter_status(self, queryset, name, value):
+        return queryset if value == "all" else queryset.filter(status=value)
 
 
 class ReviewItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

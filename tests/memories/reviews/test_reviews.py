@@ -108,6 +108,16 @@ def test_filters_refuse_a_bad_status(api, kb, moved):
     assert response.status_code == 400 and "status" in response.json()
 
 
+def test_status_all_lists_every_item_as_the_admin_offers_it(api, kb, moved):
+    """?status=all (the admin's "All", and what the memories API accepts) lists settled and open items alike (it was
+    a 400)."""
+    assert api.post(f"/api/v1/reviews/{moved.pk}/accept/").status_code == 200
+    everything = api.get("/api/v1/reviews/", params={"status": "all"})
+    assert everything.status_code == 200, everything.text
+    assert [item["id"] for item in everything.json()["results"]] == [moved.pk]
+    assert api.get("/api/v1/reviews/", params={"status": "open"}).json()["results"] == []
+
+
 def test_the_admin_queue_shows_both_facts_and_settles_in_one_click(admin_client, kb, moved):
     """The queue (open items by default) shows both texts, their dates and source turns; one button reverts; the
     dashboard counts what is open."""
