@@ -11,7 +11,8 @@ name_validator = RegexValidator(
 )
 
 
-USER_ID_RE = r"^[A-Za-z0-9_.:@-]{1,200}$"
+# Letters of any script ("josé", "Zoë"), digits and _ . : @ -.
+USER_ID_RE = r"^[\w.:@-]{1,200}$"
 user_id_validator = RegexValidator(
     USER_ID_RE, "A user_id is 1-200 characters of letters, digits and _ . : @ - (the bot's own id for the user)."
 )
