@@ -106,7 +106,13 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
     facts: list[Fact] = []
     if not is_salient(turn.text):
         return facts
-    segments = [s for piece in splitting.pieces(turn.text, SEGMENT_CHARS) for s in statements_of(piece)]
+    parts = _sections(turn.text) if turn.role == "document" else [("", turn.text)]
+    segments = [
+        f"{heading}: {s}" if heading else s
+        for heading, body in parts
+        for piece in splitting.pieces(body, SEGMENT_CHARS)
+        for s in statements_of(piece)
+    ]
     for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
         kind = _kind(segment)
         if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
@@ -123,6 +129,36 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
             )
         )
     return facts
+
+
+# A document's heading: a markdown one ("## Refund policy"), or a short line ending in no punctuation that stands
+# alone above its paragraph ("Opening hours").
+_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+HEADING_WORDS = 8
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """A document's text as (heading, what it heads): a heading is the context of the sentences under it, not a
+    part of the first of them."""
+    out: list[tuple[str, list[str]]] = [("", [])]
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        below = lines[n + 1].strip() if n + 1 < len(lines) else ""
+        above = lines[n - 1].strip() if n else ""
+        marked = _MARKDOWN_HEADING.match(line)
+        alone = (
+            line.strip()
+            and not above
+            and not below
+            and len(line.split()) <= HEADING_WORDS
+            and not line.rstrip().endswith((".", "!", "?", ":", ";", ","))
+            and n + 2 < len(lines)
+        )
+        if marked or alone:
+            out.append(((marked.group("h") if marked else line).strip(), []))
+        else:
+            out[-1][1].append(line)
+    return [(heading, "\n".join(body).strip()) for heading, body in out if "\n".join(body).strip()]
 
 
 # --- LLM extractor -------------------------------------------------------------------
