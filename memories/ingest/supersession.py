@@ -77,7 +77,7 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
     """Each new memory (in order) against the same owner's live extracted facts about the same person stating the
     same attributes. Of two contradicting statements, the one valid earlier is retired, replaced by the
     other. Returns how many were retired."""
-    retired: dict[int, tuple[int, str]] = {}  # id -> (replaced by, reason)
+    retired: dict[int, tuple[int, str, str]] = {}  # id -> (replaced by, reason, the attributes restated)
     contradicted: list[int] = []  # the older facts of the open conflicts found
     for memory in memories:
         if memory.quarantined or memory.pk in retired:
@@ -90,9 +90,9 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
             later = _later_or_same(memory, old_memory)
             # Of two contradicting statements, the one valid earlier goes, replaced by the other.
             if later and contradicts(old, new):
-                gone, by, why = old_memory, memory, restated(old)
+                gone, by, stated = old_memory, memory, old
             elif not later and contradicts(new, old):
-                gone, by, why = memory, old_memory, restated(new)
+                gone, by, stated = memory, old_memory, new
             else:
                 # Both stay live, each saying more than the one value: an open conflict if they disagree on it.
                 if slot := clash(old, new):
@@ -100,14 +100,15 @@ def restated_retire(kb: KnowledgeBase, end_user_id: int | None, memories: list[M
                     if conflict_open(older=older, newer=newer, attribute=slot):
                         contradicted.append(older.pk)
                 continue
+            why = restated(stated)
             if _retire(Memory.objects.filter(pk=gone.pk), by, now, why):
-                retired[gone.pk] = (by.pk, why)
+                retired[gone.pk] = (by.pk, why, ", ".join(sorted(stated.slots)))
             if gone is memory:
                 break
-    for reason in {why for _, why in retired.values()}:
-        pairs = [(pk, by) for pk, (by, why) in retired.items() if why == reason]
+    for reason, attribute in {(why, slots) for _, why, slots in retired.values()}:
+        pairs = [(pk, by) for pk, (by, why, _) in retired.items() if why == reason]
         retirement_follow([pk for pk, _ in pairs], reason=reason, at=now)
-        supersession_reviews(pairs, reason=reason)
+        supersession_reviews(pairs, reason=reason, attribute=attribute)
         webhooks.memories_superseded(pairs, reason=reason)
     insights_retire(contradicted, reason=CONTRADICTED, at=now)
     return len(retired)

@@ -6,9 +6,9 @@ from memories import webhooks
 from memories.models import Memory, ReviewItem
 
 
-def supersession_reviews(pairs: list[tuple[int, int]], *, reason: str) -> int:
-    """Record supersessions for review: each (older id, newer id) pair, the older retired by the newer. A pair
-    recorded before is not recorded again. Returns how many were recorded."""
+def supersession_reviews(pairs: list[tuple[int, int]], *, reason: str, attribute: str = "") -> int:
+    """Record supersessions for review: each (older id, newer id) pair, the older retired by the newer (restating
+    ``attribute``, where known). A pair recorded before is not recorded again. Returns how many were recorded."""
     if not pairs:
         return 0
     olders = Memory.objects.in_bulk([old for old, _ in pairs])
@@ -20,6 +20,7 @@ def supersession_reviews(pairs: list[tuple[int, int]], *, reason: str) -> int:
             older_id=old,
             newer_id=new,
             reason=reason[:200],
+            attribute=attribute[:100],
         )
         for old, new in pairs
         if old in olders

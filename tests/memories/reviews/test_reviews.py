@@ -45,6 +45,7 @@ def test_a_restated_fact_is_an_open_supersession_item_with_both_texts_and_turns(
     assert item["newer"]["text"] == "I live in Berlin now." and item["newer"]["live"] is True
     assert item["older"]["source_turns"][0]["external_id"] == "s1-0"
     assert "restated: residence" in item["reason"]
+    assert item["attribute"] == "residence"  # issue 42: it was "" (the admin showed "Attribute: -")
 
 
 def test_revert_restores_the_older_fact_and_retires_the_newer(api, kb, moved):
