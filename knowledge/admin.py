@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import redirect
+from django.template.defaultfilters import filesizeformat
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -48,7 +49,7 @@ class DocumentAdmin(OperatedAdmin):
         "namespace",
         "status",
         "chunk_count",
-        "size_bytes",
+        "size",
         "updated_at",
     ]
     list_filter = [
@@ -70,7 +71,7 @@ class DocumentAdmin(OperatedAdmin):
         "source",
         "metadata",
         "content_hash",
-        "size_bytes",
+        "size",
         "status",
         "error",
         "quarantine_reason",
@@ -88,6 +89,11 @@ class DocumentAdmin(OperatedAdmin):
     @admin.display(description="chunks", ordering="_chunks")
     def chunk_count(self, obj):
         return obj._chunks
+
+    @admin.display(description="size", ordering="size_bytes")
+    def size(self, obj):
+        """As people read it ("12.5 KB"), the bytes on hover."""
+        return format_html('<span title="{} bytes">{}</span>', obj.size_bytes, filesizeformat(obj.size_bytes))
 
     @admin.display(description="chunks")
     def chunk_list(self, obj):

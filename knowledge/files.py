@@ -49,6 +49,30 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
+# A heading of an extracted text: a markdown one, or a short first line standing alone above its paragraph.
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+HEADING_WORDS = 10
+
+
+def heading_of(text: str) -> str:
+    """The first heading of an extracted text ("" when it has none): a markdown heading among its first lines, or a
+    first line of at most ten words, ending in no sentence mark, with a blank line under it."""
+    lines = text.lstrip().splitlines()
+    for line in lines[:5]:
+        if marked := _HEADING.match(line):
+            return marked.group("h").strip()[:300]
+    first = lines[0].strip() if lines else ""
+    standing = len(lines) > 2 and not lines[1].strip() and lines[2].strip()
+    if (
+        first
+        and standing
+        and len(first.split()) <= HEADING_WORDS
+        and not first.endswith((".", "!", "?", ":", ",", ";"))
+    ):
+        return first[:300]
+    return ""
+
+
 def title_of(content: str, slug: str) -> str:
     """The first ``# `` heading, else the humanised slug ("go-patterns" → "Go patterns")."""
     for line in content.splitlines():

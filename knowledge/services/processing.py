@@ -116,5 +116,7 @@ def _upload_index(document: Document) -> tuple[int, str]:
             content, metadata, edits = upload_text(document=document, data=_upload_file(document))
             prepared = None  # document_index prepares the text chosen now
         document.content, document.content_hash, document.metadata = content, files.content_hash(content), metadata
-        document.save(update_fields=["content", "content_hash", "metadata", "updated_at"])
+        if metadata.get("title_from") in ("file name", "heading") and (heading := files.heading_of(content)):
+            document.title, metadata["title_from"] = heading, "heading"
+        document.save(update_fields=["content", "content_hash", "metadata", "title", "updated_at"])
         return document_index(document=document, prepared=prepared), edits

@@ -73,7 +73,8 @@ def document_upload(
             namespace=namespace or "documents",
             source=name,
             size_bytes=len(data),
-            metadata={"file": relative, "format": suffix.lstrip(".")},
+            # Titled by its file's name until its text is read: then by the text's first heading, if it has one.
+            metadata={"file": relative, "format": suffix.lstrip("."), **({} if title else {"title_from": "file name"})},
         )
         path = kb.folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)

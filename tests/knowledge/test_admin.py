@@ -129,3 +129,35 @@ def test_upload_form_refuses_unsupported_files_with_a_message(admin_client, kb):
     assert response.status_code == 200
     assert "unsupported file type &#x27;.mp4&#x27;" in response.content.decode()
     assert not Document.objects.exists()
+
+
+def test_an_uploads_title_is_its_texts_heading_and_sizes_read_as_people_read_them(admin_client, api, kb):
+    """Issue 42: an uploaded file is titled by its text's first heading once read (a markdown heading, or a short
+    line standing alone on top), by its file's name while it has none, and a title given with it is kept; the
+    document list shows "1.5 KB", not 1536."""
+    uploads = {
+        "shop-rules.md": b"# Returns and refunds\n\nA refund takes five days.\n",
+        "opening_times.txt": b"When we are open\n\nThe shop opens at nine.\n",
+        "plain-notes.txt": b"The shop opens at nine. It closes at six.\n",
+        "big.txt": b"Sizes\n\n" + b"x" * 1529,
+    }
+    for name, data in uploads.items():
+        response = api.post("/api/v1/kbs/notes/documents/", files=[("file", (name, data))])
+        assert response.status_code == 202, response.text
+    titled = api.post(
+        "/api/v1/kbs/notes/documents/",
+        files=[("file", ("given.md", b"# Not this\n\nText.\n"))],
+        data={"title": "Given"},
+    )
+    assert titled.status_code == 202, titled.text
+    run_queued_tasks()
+    titles = dict(Document.objects.values_list("source", "title"))
+    assert titles == {
+        "shop-rules.md": "Returns and refunds",
+        "opening_times.txt": "When we are open",
+        "plain-notes.txt": "plain-notes",
+        "big.txt": "Sizes",
+        "given.md": "Given",
+    }
+    page = admin_client.get(reverse("admin:knowledge_document_changelist")).content.decode()
+    assert "1.5\xa0KB" in page and ">1536<" not in page
