@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, Prefetch
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from kbsite.operators import OperatedAdmin
 from memories.admin import memory_page
-from memories.models import Edge, Entity, Insight, Memory, ReviewItem
+from memories.models import Edge, Entity, Insight, Memory, Message, ReviewItem
 from memories.services import (
     QUARANTINED,
     insight_update,
@@ -63,9 +63,9 @@ EDITABLE = {"text", "kind", "entities", "topics", "importance", "metadata", "val
 
 @admin.register(Memory)
 class MemoryAdmin(OperatedAdmin):
-    # Seven columns, the text the widest, so that the list reads at 1,400 pixels with the side bar open; the
+    # Eight columns, the text the widest, so that the list reads at 1,400 pixels with the side bar open; the
     # rest (importance, consolidated) is on each memory's page and in the filters.
-    list_display = ["short_text", "kb", "end_user", "kind", "state", "mode", "created_at"]
+    list_display = ["short_text", "kb", "end_user", "kind", "state", "mode", "came_from", "created_at"]
     list_filter = [
         RetiredFilter,
         "kind",
@@ -77,7 +77,7 @@ class MemoryAdmin(OperatedAdmin):
         "kb",
         "created_at",
     ]
-    list_select_related = ["kb__bot", "end_user"]
+    list_select_related = ["kb__bot", "end_user", "source_chunk__document"]
     search_fields = ["text", "entities", "source", "end_user__external_id"]
     autocomplete_fields = ["kb", "end_user"]
     raw_id_fields = ["superseded_by", "source_chunk"]
@@ -132,6 +132,31 @@ class MemoryAdmin(OperatedAdmin):
         if obj.retired_at is not None:
             return f"retired ({obj.retired_reason})" if obj.retired_reason else "retired"
         return "quarantined" if obj.quarantined else "live"
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related(
+                Prefetch("source_messages", queryset=Message.objects.select_related("session").order_by("pk"))
+            )
+        )
+
+    @admin.display(description="came from")
+    def came_from(self, obj):
+        """The list's short provenance: its first source turn (session / turn) or document chunk, linked to its page;
+        else how it was added (an operator, the API, an import)."""
+        turns = list(obj.source_messages.all())
+        if turns:
+            more = f" +{len(turns) - 1}" if len(turns) > 1 else ""
+            first = turns[0]
+            url = reverse("admin:memories_message_change", args=[first.pk])
+            return format_html('<a href="{}">{} / {}</a>{}', url, first.session.external_id, first.external_id, more)
+        if obj.source_chunk_id:
+            chunk = obj.source_chunk
+            url = reverse("admin:knowledge_chunk_change", args=[chunk.pk])
+            return format_html('<a href="{}">{}#{}</a>', url, chunk.document.slug, chunk.ordinal)
+        return obj.source_file or obj.source or "-"
 
     @admin.display(description="came from")
     def provenance(self, obj):
@@ -196,6 +221,7 @@ class MemoryAdmin(OperatedAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None and obj.pk:
             context["story"] = memory_page.story(obj)
+            context["show_delete"] = obj.is_live  # a retired memory's page is read-only: Restore, not Delete
             context["can_act"] = self.has_change_permission(request)  # Retire / Restore: the model's permission
         return super().render_change_form(request, context, add, change, form_url, obj)
 

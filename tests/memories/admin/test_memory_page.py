@@ -160,8 +160,10 @@ def test_a_superusers_delete_says_what_is_lost(admin_client, lisbon_porto):
     """A superuser may delete, behind a page saying what is lost: the memory for good, its links to its turns,
     its place among its versions, the review items about it; and that retiring is the way to take it out of use.
     Bulk deletion is gone for everyone."""
-    porto = lisbon_porto["porto"]
+    porto, lisbon = lisbon_porto["porto"], lisbon_porto["lisbon"]
     assert "deletelink" in page(admin_client, change_url(porto))
+    # Issue 42: a retired memory's page is read-only, Restore its way back, and it offers no red Delete.
+    assert "deletelink" not in page(admin_client, change_url(lisbon))
     assert "delete_selected" not in page(admin_client, reverse("admin:memories_memory_changelist"))
     html = page(admin_client, reverse("admin:memories_memory_delete", args=[porto.pk]))
     losses = html[html.index('id="memory-delete-losses"') :]
@@ -210,3 +212,15 @@ def test_another_bots_memory_cannot_be_restored_or_retired(olga):
     assert olga.post(reverse("admin:memories_memory_restore", args=[other.pk])).status_code == 404
     other.refresh_from_db()
     assert not other.is_live
+
+
+def test_the_list_says_where_each_memory_came_from(olga, lisbon_porto):
+    """Issue 42: the memory list has a "came from" column: each memory's source turn (session / turn), linked to
+    the turn's page, or how it was added."""
+    lisbon, turns = lisbon_porto["lisbon"], lisbon_porto["turns"]
+    Memory.objects.create(kb=lisbon.kb, text="The office opens at nine.", mode="heuristic", source="admin:olga")
+    html = page(olga, reverse("admin:memories_memory_changelist") + "?status=all")
+    assert "Came from" in html
+    for turn, label in ((turns["t1"], "first-chat / t1"), (turns["t3"], "second-chat / t3")):
+        assert f'<a href="{reverse("admin:memories_message_change", args=[turn.pk])}">{label}</a>' in html
+    assert "admin:olga" in html
