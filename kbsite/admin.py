@@ -10,9 +10,10 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from kbsite.jobs import job_force_offline, job_retry, jobs_resume_waiting
-from kbsite.models import ApiKey, Bot, JobRun
+from kbsite.models import ApiKey, Bot, EndUser, JobRun
 from kbsite.operators import OperatedAdmin
 from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
+from memories.rights.holdings import Holdings
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -127,10 +128,26 @@ class ApiKeyAdmin(OperatedAdmin):
         self.message_user(request, "Keys revoked.")
 
 
+class EndUserRunsFilter(admin.SimpleListFilter):
+    """The runs that worked on one end user's data (the link "N job runs" on their page): shown while it is set."""
+
+    title = "end user"
+    parameter_name = "end_user"
+
+    def lookups(self, request, model_admin):
+        user = EndUser.objects.filter(pk=self.value()).first() if str(self.value() or "").isdigit() else None
+        return [(str(user.pk), user.external_id)] if user else []
+
+    def queryset(self, request, queryset):
+        if not self.lookup_choices:
+            return queryset
+        return queryset.filter(pk__in=Holdings.of(EndUser.objects.get(pk=self.value())).runs_about().values("pk"))
+
+
 @admin.register(JobRun)
 class JobRunAdmin(OperatedAdmin):
     list_display = ["id", "kind", "kb", "status", "mode", "target_link", "facts", "tokens", "duration", "created"]
-    list_filter = ["status", "kind", "mode", "kb__bot", "kb"]
+    list_filter = ["status", "kind", "mode", "kb__bot", "kb", EndUserRunsFilter]
     list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"
@@ -167,6 +184,10 @@ class JobRunAdmin(OperatedAdmin):
     def has_add_permission(self, request):
         return False
 
+    def has_change_permission(self, request, obj=None):
+        # A run is the product's record: its page is read-only (Close, no Save); the list's actions retry it.
+        return obj is None and super().has_change_permission(request, obj)
+
     @admin.display(description="target", ordering="target")
     def target_link(self, obj):
         """What the job works on, by name, linked to its page when it is one row (an item, a document)."""
@@ -177,7 +198,7 @@ class JobRunAdmin(OperatedAdmin):
             return format_html('<a href="{}">{}</a>', url, label if obj.target else f"{ct.name} {obj.object_id}")
         return label
 
-    @admin.display(description="items → facts")
+    @admin.display(description="items read → facts: +added ↻superseded −skipped ⚠quarantined")
     def facts(self, obj):
         """Items read, then facts: +added ↻superseded −skipped ⚠quarantined (spelt out on hover)."""
         return format_html(

@@ -39,6 +39,11 @@ class SessionAdmin(OperatedAdmin):
 class MessageAdmin(OperatedAdmin):
     list_display = ["external_id", "session", "kb", "role", "speaker", "short_content", "created_at"]
     list_filter = ["role", "kb__bot", "kb", "created_at"]
+
+    def lookup_allowed(self, lookup, value, request=None):
+        # An end user's page links to their turns.
+        return lookup == "session__end_user__id__exact" or super().lookup_allowed(lookup, value, request)
+
     list_select_related = ["session", "kb__bot"]
     search_fields = ["external_id", "speaker", "content", "session__external_id"]
     readonly_fields = ["kb", "session", "external_id", "role", "speaker", "content", "created_at", "received_at"]

@@ -16,13 +16,15 @@ from kbsite.operators import OperatedAdmin
 from memories import rights
 from memories.recall.context import profile_facts
 
-# The changelists of an end user's rows, by what erasure calls them.
+# The changelists of an end user's rows, by what erasure calls them, and the lookup that lists the user's own.
 ROW_PAGES = {
-    "sessions": "admin:memories_session_changelist",
-    "memories": "admin:memories_memory_changelist",
-    "insights": "admin:memories_insight_changelist",
-    "documents": "admin:knowledge_document_changelist",
-    "ingest_items": "admin:memories_ingestitem_changelist",
+    "turns": ("admin:memories_message_changelist", "session__end_user__id__exact"),
+    "sessions": ("admin:memories_session_changelist", "end_user__id__exact"),
+    "memories": ("admin:memories_memory_changelist", "end_user__id__exact"),
+    "insights": ("admin:memories_insight_changelist", "end_user__id__exact"),
+    "documents": ("admin:knowledge_document_changelist", "end_user__id__exact"),
+    "ingest_items": ("admin:memories_ingestitem_changelist", "end_user__id__exact"),
+    "job_runs": ("admin:kbsite_jobrun_changelist", "end_user"),
 }
 
 
@@ -79,15 +81,18 @@ class EndUserAdmin(OperatedAdmin):
 
     @admin.display(description="held about them")
     def held(self, obj):
-        counts = rights.Holdings.of(obj).counts()
+        holdings = rights.Holdings.of(obj)
+        # The runs that worked on their data, shared ones too (erasure removes those naming them only).
+        counts = {**holdings.counts(), "job_runs": holdings.runs_about().count()}
         rows = [
             format_html(
-                '<a href="{}?end_user__id__exact={}{}">{} {}</a>',
-                reverse(ROW_PAGES[kind]),
+                '<a href="{}?{}={}{}">{} {}</a>',
+                reverse(ROW_PAGES[kind][0]),
+                ROW_PAGES[kind][1],
                 obj.pk,
                 "&status=all" if kind == "memories" else "",  # the count holds the retired ones too
                 n,
-                kind,
+                kind.replace("_", " "),
             )
             if kind in ROW_PAGES
             else format_html("{} {}", n, kind.replace("_", " "))

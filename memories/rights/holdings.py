@@ -57,6 +57,7 @@ def users_annotated(users: QuerySet, kb: KnowledgeBase | None = None) -> QuerySe
 class Holdings:
     """What is held about one end user, as erasure would remove it: rows by kind, and files on disk."""
 
+    end_user: EndUser
     rows: dict[str, QuerySet]
     files: list[Path]  # stored uploads of their documents
     folders: list[Path]  # their inbox folders
@@ -67,6 +68,7 @@ class Holdings:
         kbs = KnowledgeBase.objects.filter(bot_id=end_user.bot_id).select_related("bot")
         uploads = documents.filter(metadata__has_key="file").select_related("kb__bot")
         return cls(
+            end_user=end_user,
             rows={
                 "turns": Message.objects.filter(session__end_user=end_user),
                 "sessions": Session.objects.filter(end_user=end_user),
@@ -89,6 +91,12 @@ class Holdings:
             files=[d.kb.folder / d.metadata["file"] for d in uploads],
             folders=[f for kb in kbs for f in user_folders(kb, end_user.external_id) if f.is_dir()],
         )
+
+    def runs_about(self) -> QuerySet:
+        """The job runs that worked on the user's data: those naming them (erased with them) and the shared ones
+        that read their turns into their memories (kept: they name no one)."""
+        made_theirs = Memory.objects.filter(end_user=self.end_user, job_run__isnull=False).values("job_run")
+        return JobRun.objects.filter(Q(pk__in=self.rows["job_runs"].values("pk")) | Q(pk__in=made_theirs))
 
     def counts(self) -> dict[str, int]:
         counts = {kind: rows.count() for kind, rows in self.rows.items()}

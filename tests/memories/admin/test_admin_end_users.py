@@ -44,6 +44,34 @@ def test_the_end_users_list_shows_what_is_held(admin_client, held):
     assert "Ann lives in Lisbon." in text and "Ben lives" not in text and "Porto" not in text
 
 
+def test_an_end_users_page_links_their_turns_and_the_runs_that_read_them(admin_client, api, kb):
+    """Issue 42: the job that read Ann's turns into memories counts on her page (it said "0 job runs"), and her
+    turns and runs are links listing hers only."""
+    import html as html_lib
+    import re
+
+    from tests.conftest import run_queued_tasks
+
+    for user, city in (("ann", "Lisbon"), ("ben", "Oslo")):
+        turns = [{"external_id": "t1", "role": "user", "content": f"I live in {city} and I work as a nurse."}]
+        posted = api.post(
+            "/api/v1/kbs/notes/messages/", json={"session_id": f"{user}-chat", "user_id": user, "messages": turns}
+        )
+        assert posted.status_code == 202, posted.text
+    run_queued_tasks()
+    ann = EndUser.objects.get(external_id="ann")
+    change = admin_client.get(reverse("admin:kbsite_enduser_change", args=[ann.pk])).content.decode()
+    links = dict(
+        (label, html_lib.unescape(href)) for href, label in re.findall(r'<a href="([^"]+)">(\d+ [a-z ]+)</a>', change)
+    )
+    assert "1 turns" in links and "1 job runs" in links, links
+    turns = admin_client.get(links["1 turns"]).content.decode()
+    assert "I live in Lisbon" in turns and "Oslo" not in turns
+    runs = admin_client.get(links["1 job runs"])
+    assert runs.status_code == 200  # not a redirect to "?e=1" (an unknown filter)
+    assert "unprocessed turns" in runs.content.decode() and "1 job run" in runs.content.decode()
+
+
 def test_an_operator_issues_a_key_of_one_user_shown_once_and_listed_on_their_page(admin_client, held):
     _, users = held
     response = admin_client.post(
