@@ -4,7 +4,7 @@ text; archive a session); recall, ask, consolidate; export and import them; clea
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -82,7 +82,24 @@ class KnowledgeBaseViewSet(MeteredMixin, viewsets.ModelViewSet):
         kb = _kb_with_counts(request, serializer.instance.name)
         return Response(self.get_serializer(kb).data)
 
-    @extend_schema(request=MessagesInSerializer, responses={202: MessagesAcceptedSerializer})
+    @extend_schema(
+        request=MessagesInSerializer,
+        responses={202: MessagesAcceptedSerializer},
+        examples=[
+            OpenApiExample(
+                "Two turns of Alice's chat",
+                request_only=True,
+                value={
+                    "session_id": "chat-2024-05-02",
+                    "user_id": "alice",
+                    "messages": [
+                        {"external_id": "t1", "role": "user", "content": "I moved to Lisbon in May."},
+                        {"external_id": "t2", "role": "assistant", "content": "Welcome to Lisbon!"},
+                    ],
+                },
+            )
+        ],
+    )
     @action(detail=True, methods=["post"])
     def messages(self, request, name=None):
         """Post a batch of chat turns. Stored at once (idempotent by external_id); extracted in the background."""

@@ -122,3 +122,17 @@ def test_the_admin_links_to_the_api_docs(admin_client):
     assert f'<a href="{docs}">API docs</a>' in page
     rendered = admin_client.get(docs)
     assert rendered.status_code == 200 and b"swagger-ui" in rendered.content and b"/api/schema/" in rendered.content
+
+
+def test_the_messages_example_reads_like_a_real_request(schema):
+    """Issue 42: the example body of POST messages has a readable user id and turn ids and a metadata object, not a
+    random string and "metadata": "string"."""
+    body = schema["paths"]["/api/v1/kbs/{name}/messages/"]["post"]["requestBody"]["content"]["application/json"]
+    (example,) = body["examples"].values()
+    assert example["value"]["user_id"] == "alice" and example["value"]["messages"][0]["external_id"] == "t1"
+    components = schema["components"]["schemas"]
+    turn = components["MessageIn"]["properties"]
+    assert turn["metadata"]["type"] == "object" and turn["metadata"]["example"] == {"channel": "web"}
+    assert turn["metadata"]["description"]
+    user_id = components["MessagesIn"]["properties"]["user_id"]
+    assert user_id["example"] == "alice"

@@ -123,3 +123,17 @@ def test_a_post_without_the_trailing_slash_is_served_as_with_it(api, kb):
     assert response.json()["accepted"] == 1
     assert api.get("/api/v1/kbs/notes").status_code == 200
     assert api.post("/api/v1/no-such-thing", json={}).status_code == 404
+
+
+def test_a_nul_in_a_multipart_forms_json_metadata_is_a_400_not_a_500(api, kb):
+    """Found by the schema test once metadata was documented as an object: a form's JSON part is parsed by the
+    field, not by the JSON parser that checks bodies, and a NUL in it reached PostgreSQL (a 500)."""
+    response = api.post(
+        "/api/v1/kbs/notes/ingest/",
+        files=[
+            ("text", (None, "Alice lives in Lisbon.")),
+            ("metadata", (None, '{"channel": "we\\u0000b"}', "application/json")),
+        ],
+    )
+    assert response.status_code == 400, response.text
+    assert "metadata.channel holds a NUL character" in response.text
