@@ -72,4 +72,3 @@ class DailyUsage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} / {self.kb or 'all KBs'} / {self.end_user or 'shared'} on {self.day}"
-

@@ -154,9 +154,7 @@ class Dashboard:
     budgets: list[dict] = field(default_factory=list)
 
 
-def dashboard(
-    kbs: list[KnowledgeBase], end_user: EndUser | None = None, bot_ids: list[int] | None = None
-) -> Dashboard:
+def dashboard(kbs: list[KnowledgeBase], end_user: EndUser | None = None, bot_ids: list[int] | None = None) -> Dashboard:
     """The figures of ``kbs`` (the ones in view), or of ``end_user`` in them; the requests refused by the rate limit
     are those of the keys of ``bot_ids`` (the bots in view: a limit is a bot's keys', not a KB's)."""
     counts, counted_at = kb_counts()

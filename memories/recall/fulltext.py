@@ -145,9 +145,7 @@ def _term_frequencies(
     return [[(found[term][0], found[term][1]) for term in terms if found[term][0]] for found in known]
 
 
-def _term_stats(
-    kb_ids: tuple[int, ...], terms: list[str], now: float, code: str
-) -> dict[str, tuple[str, int, float]]:
+def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float, code: str) -> dict[str, tuple[str, int, float]]:
     """Document frequencies of the single-word ``terms`` found in the KBs' TermStat rows."""
     if not terms:
         return {}

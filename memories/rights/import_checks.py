@@ -153,4 +153,3 @@ def _same_owner(line: Line, memories: dict[int, Line], pk: int, how: str) -> Non
         raise ImportRefused(
             line.number, f"{how} memory {pk} (line {target.number}) of another owner: a user's rows link only theirs"
         )
-

@@ -86,4 +86,3 @@ def turns_import(state: ImportState) -> None:
             at = state.messages.get((line.data["session_id"], line.data[cursor] or ""))
             if at and at > getattr(session, cursor):
                 Session.objects.filter(pk=session.pk).update(**{cursor: at})
-

@@ -21,6 +21,7 @@ from tests.kbsite.test_web_tier import _answers, _free_port
 
 pytestmark = pytest.mark.e2e
 
+
 def web_process(stack: ExitStack, settings, tmp_path, name: str) -> str:
     """A web server of its own (``gunicorn kbsite.wsgi``, one worker) on the test database; its URL. Stopped when
     ``stack`` closes."""

@@ -210,14 +210,18 @@ def test_lists_show_and_filter_the_owner(api, populated):
 
 
 def test_a_user_id_may_hold_accented_letters(api, kb):
-    """"josé" is letters, as the message about user ids says: turns are stored for him and his page answers."""
+    """A user id of letters of any script ("josé") is accepted, as the message about user ids says: turns are
+    stored for him and his page answers."""
     response = api.post(
         "/api/v1/kbs/notes/messages/",
         json={"session_id": "s1", "user_id": "josé", "messages": [{"external_id": "1", "content": "Hola!"}]},
     )
     assert response.status_code == 202, response.text
     assert api.get("/api/v1/users/josé/").status_code == 200
-    assert api.post(
-        "/api/v1/kbs/notes/messages/",
-        json={"session_id": "s2", "user_id": "jo sé", "messages": [{"external_id": "1", "content": "Hola!"}]},
-    ).status_code == 400
+    assert (
+        api.post(
+            "/api/v1/kbs/notes/messages/",
+            json={"session_id": "s2", "user_id": "jo sé", "messages": [{"external_id": "1", "content": "Hola!"}]},
+        ).status_code
+        == 400
+    )

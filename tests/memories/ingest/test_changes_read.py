@@ -399,4 +399,3 @@ def test_a_thing_ended_ends_a_long_statement_that_calls_it_ones_own():
     assert bike.replaces(long)
     assert not bike.replaces(long.replace("on my bike", "past the bike shop"))
     assert bike.replaces(long.replace("Ines: every day out to Sandyford on my bike", "Ines: My bike to Sandyford"))
-

@@ -160,9 +160,7 @@ def _docx_bomb(unpacked_bytes: int) -> bytes:
         ("bomb.docx", _docx_bomb(5_000_000), "it unpacks to about 261,363 characters; the limit is 1,000"),
     ],
 )
-def test_files_past_the_limits_are_parked_with_the_reason_and_not_retried(
-    kb, settings, name, data, reason
-):
+def test_files_past_the_limits_are_parked_with_the_reason_and_not_retried(kb, settings, name, data, reason):
     """An inbox file over the upload limit, or whose text is (or unpacks to) more than MAX_INGEST_TEXT_CHARS, is
     refused before it holds a worker: parked in failed/ with the reason, its run failed for good (a retry by
     itself could not help)."""
