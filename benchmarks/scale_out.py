@@ -132,7 +132,7 @@ class Process:
 
     @classmethod
     def web(cls, env: dict) -> Process:
-        """The web tier as ``manage.py serve`` runs it (README, "Scaling past one machine"): the ASGI application
+        """The web tier as ``manage.py serve`` runs it (docs/scaling.md): the ASGI application
         under the project's gunicorn settings, two processes."""
         port = free_port()
         args = [sys.executable, "-m", "gunicorn", "kbsite.asgi:application", "--bind", f"127.0.0.1:{port}"]

@@ -105,7 +105,7 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
 # A statement sharing no word with the question, stating nothing it asks, is an answer only this close in meaning:
 # on sentences of our own, chat about toast, rain or tidying is 0.17-0.24 similar to a question it does not answer,
 # "I'm a self-employed plumber" 0.30 to "How does she make a living?" (all-MiniLM-L6-v2; the truth sets' figures
-# before and after are in benchmarks/truth.py's history in the README).
+# before and after are in benchmarks/truth.py's history in docs/benchmarks/truth-history.md).
 ANSWER_MEANING_FLOOR = 0.25
 # ... and this much closer than the median statement of the block, where it holds enough to tell.
 ANSWER_MEANING_MARGIN = 0.1

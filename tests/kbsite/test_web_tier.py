@@ -1,4 +1,4 @@
-"""The web tier started each way README's "Scaling past one machine" names, against an external database (the
+"""The web tier started each way docs/scaling.md names, against an external database (the
 test database, as DATABASE_URL): each answers its health check and an authenticated API call."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tests.factories import BotFactory, KnowledgeBaseFactory
 
 GUNICORN = [sys.executable, "-m", "gunicorn"]
 CONFIG = ["--config", "python:kbsite.gunicorn_conf"]
-# The commands of README's "Scaling past one machine", with this test's address and one web process.
+# The commands of docs/scaling.md, with this test's address and one web process.
 WAYS = {
     "serve --no-worker": [sys.executable, "manage.py", "serve", "--no-worker", "--web-workers", "1", "--bind"],
     "gunicorn kbsite.asgi with the project's config": [*GUNICORN, "kbsite.asgi:application", *CONFIG, "-w", "1", "-b"],
