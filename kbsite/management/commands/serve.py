@@ -32,8 +32,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
 
-from kbsite import supervision
+from kbsite import embedded_db, supervision
 from kbsite.ai import llm
 from kbsite.models import Bot, KnowledgeBase
 
@@ -82,7 +83,7 @@ class Command(BaseCommand):
                 self._banner(host, time.monotonic() - started, password, demo_key, log_path, not no_worker)
                 self._watch(children, stopping, log_path, log_start, 0 if no_worker else settings.WORKERS)
         finally:
-            self._stop(children)
+            self._stop(children, recorded, watchdog)
             pid_file.remove()
             log.close()
 
@@ -165,9 +166,10 @@ class Command(BaseCommand):
             time.sleep(0.5)
         self._say(f"kbsite: stopping ({stopping[0]})...")
 
-    def _stop(self, children: list[subprocess.Popen]) -> None:
+    def _stop(self, children: list[subprocess.Popen], recorded: list, watchdog: subprocess.Popen) -> None:
         """SIGTERM to every child (gunicorn and django-q stop their own processes), SIGKILL to what is left of
-        their process groups after STOP_SECONDS."""
+        their process groups after STOP_SECONDS; then the watchdog and the embedded database. "Stopped" is said
+        once every process is gone (the children's groups, the watchdog, PostgreSQL if this was its last holder)."""
         started = time.monotonic()
         for child in children:
             if child.poll() is None:
@@ -183,8 +185,23 @@ class Command(BaseCommand):
             _signal_group(child, signal.SIGKILL)  # the group's stragglers too (a worker stuck in a job)
         for child in killed:
             child.wait(timeout=10)
-        note = f"; {len(killed)} killed (a job cut off is retried at the next start)" if killed else ""
-        self._say(f"kbsite: stopped in {time.monotonic() - started:.1f}s{note}.")
+        left = supervision.groups_wait(recorded, timeout=10)  # a group's stragglers, after their leader
+        watchdog.stdin.close()  # its lifeline: with nothing left to stop, it exits
+        try:
+            watchdog.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            left.append(watchdog)
+        gone, note = ["web server", "workers"][: len(children)] + ["watchdog"], ""
+        if settings.EMBEDDED_DATABASE:
+            connections.close_all()
+            if embedded_db.release():
+                gone.append("embedded database")
+            else:
+                note = "; the embedded database runs on: another process holds it"
+        note += f"; {len(killed)} killed (a job cut off is retried at the next start)" if killed else ""
+        if left:
+            note += f"; {len(left)} processes still running: {', '.join(str(p.pid) for p in left)}"
+        self._say(f"kbsite: stopped in {time.monotonic() - started:.1f}s ({', '.join(gone)}){note}.")
 
     def _banner(self, host: str, seconds: float, password: str, key: str, log: Path, workers: bool) -> None:
         base = f"http://{host}"
