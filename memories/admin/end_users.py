@@ -28,6 +28,16 @@ ROW_PAGES = {
 }
 
 
+# One of each kind of row held ("1 session", not "1 sessions").
+SINGULAR = {"memories": "memory", "entities": "entity"}
+
+
+def _counted(n: int, kind: str) -> str:
+    """``n`` rows of ``kind`` (erasure's name, "ingest_items"), as a person writes it: "1 ingest item", "2 turns"."""
+    plural = kind.replace("_", " ")
+    return f"{n} {plural if n != 1 else SINGULAR.get(kind, plural.removesuffix('s'))}"
+
+
 @admin.register(EndUser)
 class EndUserAdmin(OperatedAdmin):
     """The bots' end users, as the bots name them (``user_id``), with what is held about each."""
@@ -86,16 +96,15 @@ class EndUserAdmin(OperatedAdmin):
         counts = {**holdings.counts(), "job_runs": holdings.runs_about().count()}
         rows = [
             format_html(
-                '<a href="{}?{}={}{}">{} {}</a>',
+                '<a href="{}?{}={}{}">{}</a>',
                 reverse(ROW_PAGES[kind][0]),
                 ROW_PAGES[kind][1],
                 obj.pk,
                 "&status=all" if kind == "memories" else "",  # the count holds the retired ones too
-                n,
-                kind.replace("_", " "),
+                _counted(n, kind),
             )
             if kind in ROW_PAGES
-            else format_html("{} {}", n, kind.replace("_", " "))
+            else _counted(n, kind)
             for kind, n in counts.items()
         ]
         return format_html_join(", ", "{}", ((row,) for row in rows))

@@ -36,7 +36,7 @@ def test_the_end_users_list_shows_what_is_held(admin_client, held):
     assert "ann" in page and "ben" in page
     _, users = held
     change = admin_client.get(reverse("admin:kbsite_enduser_change", args=[users["ann"].pk])).content.decode()
-    assert "1 memories" in change and "1 turns" in change and "1 sessions" in change
+    assert "1 memory" in change and "1 turn" in change and "1 session" in change and "1 sessions" not in change
     # The counts link to the user's rows, and the link filters to them.
     memories = admin_client.get(reverse("admin:memories_memory_changelist"), {"end_user__id__exact": users["ann"].pk})
     assert memories.status_code == 200
@@ -64,10 +64,10 @@ def test_an_end_users_page_links_their_turns_and_the_runs_that_read_them(admin_c
     links = dict(
         (label, html_lib.unescape(href)) for href, label in re.findall(r'<a href="([^"]+)">(\d+ [a-z ]+)</a>', change)
     )
-    assert "1 turns" in links and "1 job runs" in links, links
-    turns = admin_client.get(links["1 turns"]).content.decode()
+    assert "1 turn" in links and "1 job run" in links, links
+    turns = admin_client.get(links["1 turn"]).content.decode()
     assert "I live in Lisbon" in turns and "Oslo" not in turns
-    runs = admin_client.get(links["1 job runs"])
+    runs = admin_client.get(links["1 job run"])
     assert runs.status_code == 200  # not a redirect to "?e=1" (an unknown filter)
     assert "unprocessed turns" in runs.content.decode() and "1 job run" in runs.content.decode()
 
