@@ -12,7 +12,7 @@ class KbsiteConfig(AppConfig):
         from kbsite import receivers  # noqa: F401 - prepares each job worker as it starts
         from kbsite.operators import ensure_operators_group
         from kbsite.schedules import ensure_schedules
-        from kbsite.webhooks import receivers as _webhooks  # noqa: F401 - due retries queued by the jobs' sweep
+        from kbsite.webhooks import receivers as _webhooks  # noqa: F401 - failed jobs, spent budgets, due retries
 
         post_migrate.connect(ensure_schedules, sender=self)
         post_migrate.connect(ensure_operators_group)

@@ -29,8 +29,8 @@ from django.utils import timezone
 from kbsite.ai import llm, usage
 from kbsite.models import Bot, JobRun
 from kbsite.models.stats import DailyUsage
+from kbsite.signals import budget_spent
 from kbsite.stats import usage_buffered_tokens
-from kbsite.webhooks.events import budget_spent
 
 LLM = "llm"
 OFFLINE = Bot.WhenBudgetSpent.OFFLINE.value
@@ -156,9 +156,10 @@ def _spent_tell(bot_id: int, budget: Budget) -> None:
     told = Q(budget_spent_on=today, budget_spent_limit=budget.per_day)
     if not Bot.objects.filter(pk=bot_id).exclude(told).update(budget_spent_on=today, budget_spent_limit=budget.per_day):
         return
-    budget_spent(
-        bot_id,
-        {
+    budget_spent.send(
+        sender=Bot,
+        bot_id=bot_id,
+        data={
             "day": today.isoformat(),
             "llm_tokens_per_day": budget.per_day,
             "tokens_today": budget.spent,

@@ -29,9 +29,8 @@ from kbsite import budgets, locks
 from kbsite.ai import llm
 from kbsite.locks import Lock
 from kbsite.models import JobRun, KnowledgeBase
-from kbsite.signals import jobs_healed
+from kbsite.signals import job_failed, jobs_healed
 from kbsite.stats import stats_add, usage_add
-from kbsite.webhooks.events import job_failed
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +119,7 @@ def job_run(job: JobRun, work: Work) -> JobRun:
     Whatever ends it otherwise (a bug, django-q's time limit, which it raises as SystemExit, a shutdown), the run
     is marked failed with the reason and its input handed back (:func:`job_fail`), so an operator sees it among
     the failed jobs and can retry it; the exception is then raised for django-q to record as well. Provider
-    failures are recorded by the work itself.
+    failures are recorded by the work itself. Either way a failed run's bot is told (``job_failed``: its webhooks).
     """
     with llm.metered() as meter:
         try:
@@ -129,7 +128,10 @@ def job_run(job: JobRun, work: Work) -> JobRun:
             job_fail(job, _reason(exc))
             _job_stats(job, meter, failed=True)
             raise
-    _job_stats(job, meter, failed=job.status == JobRun.Status.FAILED)
+    failed = job.status == JobRun.Status.FAILED
+    if failed:  # the work recorded the failure on the run (JobRun.fail, JobRun.finish)
+        job_failed.send(sender=JobRun, job=job)
+    _job_stats(job, meter, failed=failed)
     return job
 
 
@@ -191,7 +193,7 @@ def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:
             JobRun.objects.filter(pk=job.pk).update(
                 status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now(), retry_at=retry_at
             )
-            job_failed(job, error=reason[:2000], retry_at=retry_at)
+            job_failed.send(sender=JobRun, job=job, error=reason[:2000], retry_at=retry_at)
             job_type = _TYPES.get(job.kind)
             if job_type and job_type.release:
                 job_type.release(job, reason)

@@ -72,6 +72,19 @@ def _consolidate_again(insight_ids: list[int], *, but: list[int]) -> None:
     Memory.objects.live().filter(insights__in=insight_ids).exclude(pk__in=but).update(consolidated=False)
 
 
+def memory_retire(*, memory: Memory, reason: str, superseded_by: Memory | None = None) -> bool:
+    """Retire a fact (never delete), replaced by ``superseded_by`` if given, and what follows it in the same
+    transaction: its graph edges and the insights that drew on it are retired (:func:`retirement_follow`), and its
+    bot's webhooks are told (``memory.superseded`` or ``memory.retired``). Returns False if it was retired
+    already."""
+    with transaction.atomic():
+        if not memory.retire(reason=reason, superseded_by=superseded_by):
+            return False
+        retirement_follow([memory.pk], reason=reason, at=memory.retired_at)
+        webhooks.memory_retired(memory)
+    return True
+
+
 class MemoryRetired(Exception):
     """The memory is retired: it cannot be edited (restore it first)."""
 
@@ -118,7 +131,7 @@ def memory_update(*, memory: Memory, data: dict) -> Memory:
         )
         version.source_messages.set(memory.source_messages.all())
         webhooks.memories_created([version])
-        if not memory.retire(reason=EDITED, superseded_by=version):
+        if not memory_retire(memory=memory, reason=EDITED, superseded_by=version):
             raise MemoryRetired(f"memory {memory.pk} was retired meanwhile")
         supersession_reviews([(memory.pk, version.pk)], reason=EDITED)
     enqueue_embed_missing(kb_id=memory.kb_id)
@@ -147,7 +160,7 @@ def insight_update(*, insight: Insight, text: str) -> Insight:
 def memory_forget(*, memory: Memory, reason: str) -> bool:
     """Forget a fact: retire it with the reason (it stays in the history, and an operator can restore it; erasure
     is for end users' data rights). Returns False if it was retired already."""
-    return memory.retire(reason=reason or "forgotten")
+    return memory_retire(memory=memory, reason=reason or "forgotten")
 
 
 def memory_delete(*, memory: Memory) -> dict[str, int]:
@@ -180,7 +193,7 @@ def memory_restore(*, memory: Memory, replacement_stays: bool = False) -> bool:
             update_fields=["retired_at", "valid_to", "retired_reason", "superseded_by", "consolidated", "updated_at"]
         )
         if replacement is not None and replacement.is_live and not replacement_stays:
-            replacement.retire(reason=f"replaced by memory {row.pk}, restored", superseded_by=row)
+            memory_retire(memory=replacement, reason=f"replaced by memory {row.pk}, restored", superseded_by=row)
         for edge in Edge.objects.filter(memory=row, retired_at=retired_at):
             live = Edge.objects.filter(kb_id=edge.kb_id, src_id=edge.src_id, relation=edge.relation, dst_id=edge.dst_id)
             if not live.filter(retired_at__isnull=True).exists():

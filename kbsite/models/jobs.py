@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from kbsite.models.knowledge_bases import KnowledgeBase
 from kbsite.models.modes import Mode
-from kbsite.webhooks.events import job_failed
 
 
 class JobRun(models.Model):
@@ -125,12 +124,12 @@ class JobRun(models.Model):
             self.save(update_fields=[*self.WORK_FIELDS, *fields])
 
     def finish(self, *, status: str, error: str = "") -> None:
+        """Finish the run as ``status`` (with ``error``). Its bot's webhooks are told of a failure by
+        :func:`kbsite.jobs.job_run`, which ran it."""
         self.status = status
         self.error = error
         self.finished_at = timezone.now()
         self.save_work("status", "error", "finished_at", "retry_at")
-        if status == self.Status.FAILED:
-            job_failed(self)
         if status == self.Status.SUCCEEDED:
             # Earlier failed runs of the same input were taken up by this one: they are history, not present failures.
             self.failed_before().update(status=self.Status.RETRIED, retry_at=None)

@@ -91,7 +91,7 @@ class MemoryViewSet(
         memory = self.get_object()
         params = RetireSerializer(data=request.data)
         params.is_valid(raise_exception=True)
-        if not memory.retire(reason=params.validated_data["reason"]):
+        if not services.memory_retire(memory=memory, reason=params.validated_data["reason"]):
             return Response({"detail": "This memory is already retired."}, status=status.HTTP_409_CONFLICT)
         return Response(self.get_serializer(self.get_object()).data)
 

@@ -201,14 +201,13 @@ class Memory(models.Model):
         return sorted(seen.values(), key=lambda m: (m.created_at, m.pk))
 
     def retire(self, *, reason: str, superseded_by: Memory | None = None) -> bool:
-        """Retire this fact (never delete). Returns False if it was already retired.
+        """Retire this fact (never delete): its own row only. What follows (its edges and insights retired, its
+        bot's webhooks told) is :func:`memories.services.memory_retire`'s, which calls this. Returns False if it was
+        already retired.
 
         Locks the row: two concurrent supersessions of the same fact must not
         both win, or the fact would end up with two replacements.
         """
-        from memories import webhooks  # the events' data; it imports these models
-        from memories.services import retirement_follow  # the workflow over the other models; it imports these
-
         with transaction.atomic():
             row = Memory.objects.select_for_update().get(pk=self.pk)
             if row.retired_at is not None:
@@ -217,8 +216,6 @@ class Memory(models.Model):
             row.retired_reason = reason
             row.superseded_by = superseded_by
             row.save(update_fields=["retired_at", "retired_reason", "superseded_by", "updated_at"])
-            retirement_follow([row.pk], reason=reason, at=row.retired_at)
-            webhooks.memory_retired(row)
         self.retired_at, self.retired_reason, self.superseded_by = row.retired_at, row.retired_reason, row.superseded_by
         return True
 

@@ -60,11 +60,3 @@ class MemoryQuerySet(LifeSpanQuerySet):
 
     def for_bot(self, bot: Bot):
         return self.filter(kb__bot=bot)
-
-    def sources_by_id(self) -> dict[int, list[dict]]:
-        """Each memory's provenance (as ``Memory.sources()``) in one flat query, with no model instances: for the
-        few results of a recall, where building instances cost more than the query."""
-        from memories.selectors import sources_of  # the raw SQL read; selectors import the models
-
-        ids = list(self.values_list("id", flat=True))
-        return sources_of(ids)

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.models import ReviewItem
-from memories.services import memory_restore
+from memories.services import memory_restore, memory_retire
 
 ACCEPTED_CONFLICT = "superseded by a newer fact (accepted in review)"
 REVERTED = "reverted in review: the older fact stands"
@@ -32,7 +32,7 @@ def review_accept(*, item: ReviewItem, by: str) -> ReviewItem:
     with transaction.atomic():
         row = _close(item, ReviewItem.Status.ACCEPTED, by)
         if row.kind == ReviewItem.Kind.CONFLICT:
-            row.older.retire(reason=ACCEPTED_CONFLICT, superseded_by=row.newer)
+            memory_retire(memory=row.older, reason=ACCEPTED_CONFLICT, superseded_by=row.newer)
     return row
 
 
@@ -44,7 +44,7 @@ def review_revert(*, item: ReviewItem, by: str) -> ReviewItem:
             memory_restore(memory=row.older)  # retires its replacement, if that is the newer and still live
         row.newer.refresh_from_db()
         if row.newer.is_live:
-            row.newer.retire(reason=REVERTED, superseded_by=row.older)
+            memory_retire(memory=row.newer, reason=REVERTED, superseded_by=row.older)
     return row
 
 

@@ -13,6 +13,7 @@ from kbsite.models import EndUser, KnowledgeBase
 from knowledge.models import Document
 from memories.models import Edge, Insight, Memory, Message, Session
 from memories.rights.records import FORMAT_VERSION, record
+from memories.selectors import sources_of
 
 
 def _user(row) -> str | None:
@@ -94,7 +95,7 @@ def _memories(memories: QuerySet, kb_names: dict[int, str]) -> Iterator[dict]:
 
 def _memory_batch(batch: list[Memory], kb_names: dict[int, str]) -> Iterator[dict]:
     ids = [m.pk for m in batch]
-    sources = Memory.objects.filter(pk__in=ids).sources_by_id()
+    sources = sources_of(ids)
     # A chunk is named by its position; its first character lets an import find it whatever the chunk size.
     starts = dict(
         Memory.objects.filter(pk__in=ids, source_chunk__isnull=False).values_list("pk", "source_chunk__start_char")

@@ -17,6 +17,7 @@ from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, 
 from kbsite.operators import OPERATED_APPS, OperatedAdmin, bot_path
 from knowledge.models import Chunk, Document
 from memories.models import Edge, Entity, IngestItem, Insight, Memory, Message, ReviewItem, Session
+from memories.services import memory_retire
 from tests.conftest import logged_in, operator_of
 
 
@@ -532,7 +533,7 @@ def test_a_raw_id_pre_filled_with_any_of_another_bots_memories_shows_none(two_bo
     of it; nor does a memory's add page pre-filled with it as the replacement or the source chunk's."""
     alpha, bravo = two_bots
     Memory.objects.create(kb=bravo["kb"], text="The bravo user's key is sk-bravo.", quarantined=True)
-    bravo["memory"].retire(reason="bravo retired it")
+    memory_retire(memory=bravo["memory"], reason="bravo retired it")  # its insight and edge with it
     memories = _bravo_rows(Memory, bravo["bot"])
     assert len(memories) == 3
     edge = Edge.objects.get(kb=alpha["kb"])
