@@ -23,6 +23,7 @@ BENCHMARKS = [
     "dashboard",
     "truth",
     "languages",
+    "fresh",
     "webhooks",
     "usage",
 ]

@@ -14,8 +14,12 @@ from memories.recall.hits import Hit, hit_rows, memory_hit
 from memories.recall.scope import Scope, Table
 from memories.recall.weights import CONTEXT_SEEDS, CONTEXT_WEIGHT
 
+# Driven from the ranked ids only, in two statements: the memories of the turns next to each match's turns, then
+# which of those are in scope, by id. Joined in one statement with the scope's KB condition, the plan depended on
+# the statistics: for a KB newer than the last ANALYZE, estimated at one row, the planner crossed the KB's every
+# memory with the matches' turns (45 ms where it takes 1; benchmarks/fresh.py).
 ADJACENT_TURNS_SQL = """
-    WITH src AS (
+    WITH src AS MATERIALIZED (
         SELECT l.memory_id AS hit, msg.session_id, msg.id AS mid
         FROM memories_memory_source_messages l JOIN memories_message msg ON msg.id = l.message_id
         WHERE l.memory_id = ANY(%s)
@@ -30,8 +34,8 @@ ADJACENT_TURNS_SQL = """
          ORDER BY m.id ASC LIMIT 1)
     ) adj
     JOIN memories_memory_source_messages l2 ON l2.message_id = adj.id
-    JOIN memories_memory ON memories_memory.id = l2.memory_id
-    WHERE l2.memory_id <> src.hit AND {where}"""
+    WHERE l2.memory_id <> src.hit"""
+IN_SCOPE_SQL = "SELECT memories_memory.id FROM memories_memory WHERE memories_memory.id = ANY(%s) AND {where}"
 
 
 def conversation_context(fusion: Fusion, memories: Table) -> None:
@@ -45,8 +49,14 @@ def conversation_context(fusion: Fusion, memories: Table) -> None:
         return
     rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
     with connection.cursor() as cursor:
-        cursor.execute(ADJACENT_TURNS_SQL.format(where=memories.where), [[pk for _, pk in ranked], *memories.params])
-        for hit, neighbour in cursor.fetchall():
+        cursor.execute(ADJACENT_TURNS_SQL, [[pk for _, pk in ranked]])
+        pairs = cursor.fetchall()
+        if not pairs:
+            return
+        cursor.execute(IN_SCOPE_SQL.format(where=memories.where), [list({n for _, n in pairs}), *memories.params])
+        in_scope = {row[0] for row in cursor.fetchall()}
+    for hit, neighbour in pairs:
+        if neighbour in in_scope:
             fusion.add_at(("memory", neighbour), rank=rank_of[hit], weight=CONTEXT_WEIGHT, signal="context")
 
 
