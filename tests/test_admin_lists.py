@@ -37,7 +37,7 @@ def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):
     assert f'<a href="{link}">crm-export</a>' in page
     assert "tokens in / out" in page.lower() and JobRun.objects.get(pk=job.pk).kind == "ingest_text"
     # Issue 42: the facts column says what its signs mean, and a run's own page is read-only: no Save.
-    assert "Items read → facts: +added ↻superseded −skipped ⚠quarantined" in page
+    assert "Items read → facts:<br>+added ↻superseded<br>−skipped ⚠quarantined" in page
     run = admin_client.get(reverse("admin:kbsite_jobrun_change", args=[job.pk])).content.decode()
     assert "crm-export" in run and 'name="_save"' not in run
     assert admin_client.post(reverse("admin:kbsite_jobrun_change", args=[job.pk]), {}).status_code == 403
