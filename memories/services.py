@@ -14,7 +14,7 @@ from kbsite.locks import Lock
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories import webhooks
 from memories.ingest import statements
-from memories.models import Edge, Entity, Insight, Memory, TermStat, text_hash
+from memories.models import Edge, Entity, Insight, Memory, Message, TermStat, text_hash
 from memories.reviews.records import supersession_reviews
 
 logger = logging.getLogger(__name__)
@@ -38,6 +38,10 @@ def kb_vector_index_if_due(*, kb: KnowledgeBase) -> int:
                 return 0
             KnowledgeBase.objects.filter(pk=kb.pk).update(vector_index=True)
         moved = Memory.objects.filter(kb=kb, end_user__isnull=True, in_vector_index=False).update(in_vector_index=True)
+        # Its shared searched turns (LLM mode) go in with them.
+        Message.objects.filter(
+            kb=kb, session__end_user__isnull=True, embedding__isnull=False, in_vector_index=False
+        ).update(in_vector_index=True)
     if moved:
         logger.info("%s memories of %s moved into the vector index", moved, kb)
     return moved
@@ -213,8 +217,9 @@ def kb_clear(*, kb: KnowledgeBase) -> dict[str, int]:
         memories = Memory.objects.filter(kb=kb).delete()[1].get("memories.Memory", 0)
         entities = Entity.objects.filter(kb=kb).delete()[1].get("memories.Entity", 0)
         TermStat.objects.filter(kb=kb).delete()
-        # Emptied: it starts again as a small KB, searched exactly.
+        # Emptied: it starts again as a small KB, searched exactly (its searched turns too).
         KnowledgeBase.objects.filter(pk=kb.pk).update(term_stats_memories=0, vector_index=False)
+        Message.objects.filter(kb=kb, in_vector_index=True).update(in_vector_index=False)
     logger.info("cleared kb %s: %s memories, %s insights, %s entities", kb, memories, insights, entities)
     return {"memories": memories, "insights": insights, "entities": entities}
 

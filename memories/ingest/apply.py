@@ -86,7 +86,7 @@ def facts_apply(
         _graph_grow(kb, end_user_id, [memory for memory, _, _ in new], extraction.edges)
         for guard in cursors:
             Session.objects.filter(pk=guard.session_id).update(extracted_through=guard.to)
-        _turns_searchable(list(turns), turn_vectors)
+        _turns_searchable(list(turns), turn_vectors, indexed=fields["in_vector_index"])
         job.tokens_in += extraction.tokens_in
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
@@ -126,10 +126,11 @@ def _embedded(facts: list[str], turns: list[str]) -> tuple[list, list]:
     return vectors[: len(facts)], vectors[len(facts) :]
 
 
-def _turns_searchable(ids: list[int], vectors: list) -> None:
-    """The turns ``ids`` made searchable: their vectors stored (see memories.recall.turns)."""
+def _turns_searchable(ids: list[int], vectors: list, *, indexed: bool) -> None:
+    """The turns ``ids`` made searchable: their vectors stored (see memories.recall.turns), in the HNSW index when
+    the facts drawn from them are (shared turns of a KB that has outgrown exact search)."""
     for pk, vector in zip(ids, vectors, strict=True):
-        Message.objects.filter(pk=pk).update(embedding=vector)
+        Message.objects.filter(pk=pk).update(embedding=vector, in_vector_index=indexed)
 
 
 def _turns_screened(turns: dict[int, str]) -> dict[int, str]:

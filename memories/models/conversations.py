@@ -9,7 +9,7 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from pgvector.django import VectorField
+from pgvector.django import HnswIndex, VectorField
 
 from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, JobRun, KnowledgeBase
@@ -72,6 +72,9 @@ class Message(models.Model):
     created_at = models.DateTimeField(default=timezone.now, help_text="When the turn was said (client's clock).")
     received_at = models.DateTimeField(auto_now_add=True)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    # A searched turn of a shared session of a KB that has outgrown exact search (KnowledgeBase.vector_index) is
+    # searched through the HNSW index, as its memories are; an end user's turns are compared exactly.
+    in_vector_index = models.BooleanField(default=False, db_default=False, editable=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("content", config=RowConfig()),
         output_field=SearchVectorField(),
@@ -86,6 +89,14 @@ class Message(models.Model):
             GinIndex(fields=["search_vector"], name="message_fts_gin", condition=Q(embedding__isnull=False)),
             # The searched turns of a KB, compared exactly (an end user's few, or a KB's).
             models.Index(fields=["kb", "session"], name="message_searched", condition=Q(embedding__isnull=False)),
+            HnswIndex(
+                name="message_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+                condition=Q(in_vector_index=True),
+            ),
         ]
 
     def __str__(self) -> str:

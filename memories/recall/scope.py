@@ -106,9 +106,7 @@ class Table:
         query = queryset.query
         where, params = query.get_compiler(connection=connection).compile(query.where)
         name = queryset.model._meta.db_table
-        if type_ == "turn":  # compared exactly, of their sessions (memories.recall.turns)
-            return cls(name, type_, where, tuple(params), in_index="FALSE")
-        if type_ == "memory":
+        if type_ in ("memory", "turn"):  # a large KB's shared ones are in the index, as its memories are
             return cls(name, type_, where, tuple(params), in_index=f"{name}.in_vector_index")
         # The index holds every shared insight: with no end user in scope, it holds all there is to find.
         return cls(name, type_, where, tuple(params), in_index=f"{name}.end_user_id IS NULL", exact=bool(end_user_id))

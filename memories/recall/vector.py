@@ -29,10 +29,10 @@ def vector_ranked(
     table: Table, vector: str, limit: int, kb_ids: tuple[int, ...], indexed: bool = True
 ) -> list[tuple[int, float]]:
     """The ``limit`` rows nearest ``vector`` (pgvector's text form), with their similarity. Rows outside the HNSW
-    index (memories of small KBs and those not yet moved in, and end users' memories and insights) are compared
-    exactly; the index is searched for memories only when ``indexed``, i.e. when a KB in scope has outgrown exact
-    search, and always for shared insights. Rows whose vectors are still another model's (while they are re-embedded,
-    memories.reembedding) are left out."""
+    index (memories and searched turns of small KBs and those not yet moved in, and end users' memories, turns and
+    insights) are compared exactly; the index is searched for memories and turns only when ``indexed``, i.e. when
+    a KB in scope has outgrown exact search, and always for shared insights. Rows whose vectors are still another
+    model's (while they are re-embedded, memories.reembedding) are left out."""
     fresh, fresh_params = stale_clause(table.name)
     where, params = f"{table.where} AND {fresh}", (*table.params, *fresh_params)
     with connection.cursor() as cursor:
@@ -41,7 +41,7 @@ def vector_ranked(
             exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {where}")
             cursor.execute(exact, [vector, *params, vector, limit])
             rows = cursor.fetchall()
-        if (indexed and table.type == "memory") or table.type == "insight":
+        if (indexed and table.type in ("memory", "turn")) or table.type == "insight":
             in_index = f"{table.in_index} AND {where}"  # the rows the partial index holds
             rows += _index_ranked(cursor, table.name, vector, in_index, params, limit, kb_ids)
     rows = sorted(rows, key=lambda row: -row[1])[:limit]

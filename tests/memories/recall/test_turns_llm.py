@@ -125,3 +125,54 @@ def test_turns_keep_to_their_end_user_and_their_time(api, kb, fake_llm):
     )
     assert before.status_code == 200, before.text
     assert before.json()["results"] == []
+
+
+def test_a_large_kbs_shared_turns_are_searched_through_the_vector_index(api, kb, fake_llm, settings):
+    """Issue 43: once a KB outgrows exact search, its shared searched turns join the HNSW index with its memories
+    (an end user's stay out, compared exactly), recall finds a detail only a turn holds through the index, and the
+    index is what the query plan uses. A cleared KB takes them out again."""
+    from django.db import connection
+
+    from memories import services
+    from memories.recall import vector
+
+    settings.VECTOR_INDEX_MIN_MEMORIES = 2
+
+    def shared(session: str, *texts: str) -> None:
+        messages = [{"external_id": f"{session}-{n}", "role": "user", "content": t} for n, t in enumerate(texts)]
+        response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": session, "messages": messages})
+        assert response.status_code == 202, response.text
+        run_queued_tasks()
+
+    fake_llm.reply_json(fact("The team adopted a beagle named Biscuit.", "@1"))
+    shared("s1", "We adopted a beagle, Biscuit!", "Our favourite beach is Praia da Adraga near Sintra.")
+    fake_llm.reply_json(fact("The office moved to the third floor.", "@1"))
+    shared("s2", "The office moved to the third floor.", "The coffee machine is by the window now.")
+    fake_llm.reply_json(fact("Alice is allergic to peanuts.", "@1"))
+    say(api, "s3", "I am allergic to peanuts.", "My bike is a red Brompton.")
+    kb.refresh_from_db()
+    assert kb.vector_index
+    searched = dict(Message.objects.filter(embedding__isnull=False).values_list("content", "in_vector_index"))
+    assert searched["Our favourite beach is Praia da Adraga near Sintra."] is True
+    assert searched["My bike is a red Brompton."] is False  # alice's: compared exactly
+
+    response = api.post("/api/v1/kbs/notes/recall/", json={"query": "Which beach do they like best?", "k": 10})
+    turn = next(r for r in response.json()["results"] if "Adraga" in r["text"])
+    assert turn["type"] == "turn" and "vector" in turn["signals"]
+    mine = recall(api, "What kind of bicycle do I ride?")
+    assert any("Brompton" in r["text"] for r in mine)
+
+    with connection.cursor() as cursor:
+        # A table this small is sorted faster than it is searched: the plan is asked for without that choice.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+        in_scope = "memories_message.in_vector_index AND memories_message.kb_id = %s"
+        sql = vector._nearest_sql("memories_message", in_scope)
+        stored = Message.objects.exclude(embedding=None).values_list("embedding", flat=True)[0]
+        probe = "[" + ",".join(str(float(x)) for x in stored) + "]"
+        cursor.execute("EXPLAIN " + sql, [probe, kb.pk, probe, 10])
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "message_embedding_hnsw" in plan, plan
+
+    services.kb_clear(kb=kb)
+    assert not Message.objects.filter(in_vector_index=True).exists()
