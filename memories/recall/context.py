@@ -15,7 +15,6 @@ from django.contrib.postgres.search import SearchQuery
 
 from kbsite import languages
 from kbsite.ai import llm
-from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import pack
 from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
@@ -27,7 +26,6 @@ from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.after import with_later
 from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
-from memories.recall.relatives import subject_words
 from memories.text import content_words
 
 HEADER = (
@@ -92,18 +90,17 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     memory_budget = int(budget_chars * MEMORY_SHARE)
     insight_budget = min(int(budget_chars * INSIGHT_SHARE), budget_chars - memory_budget - _size(profile))
     # One search for both: the memories and the insights, each packed under its own share of the budget.
-    hits = recall(
-        RecallQuery(
-            kbs=tuple(kbs),
-            text=query,
-            limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
-            query_vector=embedding,
-            supplements=False,
-            end_user_id=end_user_id,
-        )
+    asked = RecallQuery(
+        kbs=tuple(kbs),
+        text=query,
+        limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
+        query_vector=embedding,
+        supplements=False,
+        end_user_id=end_user_id,
     )
+    hits = recall(asked)
     in_profile = {h.id for h in profile}
-    hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, query, end_user_id)) if h]
+    hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, asked)) if h]
     # What the user said later of the same things comes with what is shown, dated: the newer beside the older.
     hits = with_later(hits, end_user_id, kb_names, frozenset(in_profile))
     return Retrieved(
@@ -206,19 +203,21 @@ def profile_facts(kbs, end_user_id: int | None, budget: int, kb_names: dict[int,
     return hits
 
 
-def _qualified(hits: list[Hit], query: str, end_user_id: int | None = None) -> list[Hit]:
+def _qualified(hits: list[Hit], asked: RecallQuery) -> list[Hit]:
     """The hits worth a place in the block, where a name alone qualifies none: "Where does Alice live?" matches
     every memory of Alice's by her name, in full text and, less, in vectors (the embedding of "Alice went hiking"
     is 0.54 similar to it, "Alice lives in Paris" 0.82). A full-text match must be on a word of the query that is
     not a name; a vector match must be close in absolute terms (CONTEXT_RELEVANCE_THRESHOLD: "any dinner ideas?"
     is 0.25 similar to "we went to the harbour market") and next to the best one (CLOSE_TO_BEST of its
     similarity). The end user's own facts also qualify by a word of the subject the question asks about ("tell me
-    about the family": "my sister plays the cello"), which the shared ones, about anyone, do not."""
+    about the family": "my sister plays the cello"), which the shared ones, about anyone, do not. The question is
+    read as recall read it (``asked.parsed``), in its own language."""
+    query, end_user_id, parsed = asked.text, asked.end_user_id, asked.parsed
     names = {word for h in hits for entity in h.entities for word in content_words(entity)}
     names |= {w.lower() for w in re.findall(r"(?<=\s)([A-Z][\w'-]+)", query)}  # capitalised, past the first word
-    words = [w for w in text_query(query).split(" or ") if w and w not in names]
+    words = [w for w in parsed.tsquery.split(" or ") if w and w not in names]
     by_text = _matching(hits, " or ".join(words)) if words else set()
-    about = subject_words(query, end_user_id)
+    about = parsed.about
     by_subject = _matching(hits, " or ".join(about), end_user_id) if about else set()
     best = max((hit.similarity or 0.0 for hit in hits), default=0.0)
     cutoff = max(settings.CONTEXT_RELEVANCE_THRESHOLD, CLOSE_TO_BEST * best)

@@ -13,7 +13,6 @@ from django.db import transaction
 
 from kbsite import languages
 from kbsite.ai import embeddings
-from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.languages.detection import query_language
@@ -23,8 +22,7 @@ from kbsite.stats import stats_add
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find, turn_context
-from memories.recall.query import named, query_period
-from memories.recall.relatives import subject_words
+from memories.recall.query import ParsedQuery, query_parse
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
 from memories.recall.vector import vector_ranked
@@ -70,6 +68,12 @@ class RecallQuery:
     limits: dict[str, tuple[int, int | None]] | None = None
     query_vector: object = None
 
+    @functools.cached_property
+    def parsed(self) -> ParsedQuery:
+        """The question read once, in its own language, for everything that reads it (recall, the block)."""
+        with languages.override(self.language):
+            return query_parse(self.text, self.end_user_id)
+
     def scope(self) -> Scope:
         return Scope(
             kb_ids=tuple(kb.pk for kb in self.kbs),
@@ -81,7 +85,7 @@ class RecallQuery:
             metadata=json.dumps(self.metadata, sort_keys=True) if self.metadata else None,
         )
 
-    @property
+    @functools.cached_property
     def language(self) -> str:
         """The language the query is read in (:func:`kbsite.languages.detection.query_language`)."""
         return query_language(self.text, self.kbs)
@@ -114,10 +118,9 @@ def _recall(q: RecallQuery) -> list[Hit]:
     turns = q.wants_memories and turns_searched(scope.kb_ids)
     tables = _tables(scope, q.wants_memories, q.wants_insights, turns)
     memories = tables[0] if q.wants_memories else None
-    kbs, query, k, budget_chars, limits = list(q.kbs), q.text, q.k, q.budget_chars, q.limits
-
-    about = subject_words(query, q.end_user_id)
-    fusion, similarity = _direct(kbs, tables, query, embedding, query_vector, about)
+    kbs, k, budget_chars, limits = list(q.kbs), q.k, q.budget_chars, q.limits
+    parsed = q.parsed
+    fusion, similarity = _direct(kbs, tables, parsed, embedding, query_vector)
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
         if turns:
@@ -126,7 +129,7 @@ def _recall(q: RecallQuery) -> list[Hit]:
     found = hits_load(fusion.scores.keys(), kb_names) | turn_hits_load(
         [pk for t, pk in fusion.scores if t == "turn"], kb_names
     )
-    direct = merged_by_turn(covered_merged(_weighed(found, fusion, similarity, query)))
+    direct = merged_by_turn(covered_merged(_weighed(found, fusion, similarity, parsed)))
     packed = _pack(direct, k, budget_chars, limits)
     # Supplements rank below every direct match: they are only looked for when room is left.
     if q.supplements and memories and direct and len(packed) < k:
@@ -157,14 +160,12 @@ def _compiled(scope: Scope, memories: bool, insights: bool, turns: bool) -> tupl
     return tuple(tables + ([Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []))
 
 
-def _direct(
-    kbs, tables: tuple[Table, ...], query: str, embedding, query_vector, about: list[str]
-) -> tuple[Fusion, dict]:
+def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, query_vector) -> tuple[Fusion, dict]:
     """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
     found. For one end user, a question about a subject also searches ``about``, the words of its facts and the
     names of the people it asks about (:func:`subject_words`)."""
     fusion, similarity = Fusion(), {}
-    tsquery = text_query(query)
+    tsquery, about = parsed.tsquery, parsed.about
     with transaction.atomic():
         # Every KB in scope keeps word statistics: read them instead of counting.
         stats = tuple(kb.pk for kb in kbs) if all(kb.term_stats_memories for kb in kbs) else None
@@ -192,11 +193,10 @@ def _direct(
     return fusion, similarity
 
 
-def _weighed(hits: dict, fusion: Fusion, similarity: dict, query: str) -> list[Hit]:
+def _weighed(hits: dict, fusion: Fusion, similarity: dict, parsed: ParsedQuery) -> list[Hit]:
     """The hits scored (fused score, weighted by kind, by naming their subject, by being dated in the period the
     query names), best first."""
-    names = named(query)
-    period = query_period(query)
+    names, period = parsed.names, parsed.period
     for key, hit in hits.items():
         hit.score = fusion.scores[key] * KIND_WEIGHT.get(hit.kind, 1.0)
         if hit.subject and names(hit.subject):

@@ -1,11 +1,38 @@
-"""What a query names besides its words: a span of time ("on 16 June, 2023", "in May 2022") and the people in it."""
+"""A question read once (:class:`ParsedQuery`): its words, and what it names besides them, a span of time ("on 16
+June, 2023", "in May 2022"), the people in it, the subjects it asks about."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from kbsite import languages
-from kbsite.ai.fulltext import WORD
+from kbsite.ai.fulltext import WORD, text_query
+from memories.recall.relatives import subject_words
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    """What recall and the context block read of a question, read once in the question's language: its informative
+    words as a full-text query, the words an end user's question is also searched for (the subjects it asks about,
+    the names of the relatives it names: :func:`subject_words`, one database query when it names a relation), the
+    span of time it names, and whether it names a given name."""
+
+    tsquery: str
+    about: tuple[str, ...]
+    period: tuple[datetime, datetime] | None
+    names: Callable[[str], bool]
+
+
+def query_parse(text: str, end_user_id: int | None) -> ParsedQuery:
+    """``text`` read in the current language (:func:`kbsite.languages.override` it to the question's)."""
+    return ParsedQuery(
+        tsquery=text_query(text),
+        about=tuple(subject_words(text, end_user_id)),
+        period=query_period(text),
+        names=named(text),
+    )
 
 
 def query_period(query: str) -> tuple[datetime, datetime] | None:

@@ -110,3 +110,28 @@ def test_operators_see_the_profile_on_the_users_page(admin_client, kb, bot):
     page = admin_client.get(f"/admin/kbsite/enduser/{alice.pk}/change/").content.decode()
     assert "Alice is allergic to shellfish." in page and f"/admin/memories/memory/{allergy.pk}/change/" in page
     assert "Alice went to Lisbon." not in page
+
+
+def test_the_block_reads_a_question_once_in_its_own_language(api, kb, monkeypatch):
+    """A Spanish question about a relative ("¿A qué se dedica mi hermana?") lets in the fact that names her (Lucía);
+    the question is read once for recall and the block's filter (issue 40: parsed once), so the user's facts are
+    searched for her name once: it was twice, once by recall and again, after it, by the block's filter."""
+    from memories.recall import relatives
+
+    turns = [
+        "Mi hermana se llama Lucía y vive en Valencia.",
+        "Lucía trabaja de dentista en una clínica del centro.",
+        "Hoy ha llovido toda la tarde y no he salido de casa.",
+    ]
+    messages = [{"external_id": f"t{n}", "role": "user", "content": t} for n, t in enumerate(turns)]
+    response = api.post(
+        "/api/v1/kbs/notes/messages/", json={"session_id": "s1", "user_id": "marta", "messages": messages}
+    )
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+    searched = []
+    named = relatives.relatives_named
+    monkeypatch.setattr(relatives, "relatives_named", lambda *args: searched.append(args) or named(*args))
+    block = _context(api, "¿A qué se dedica mi hermana?", user_id="marta")["context"]
+    assert "dentista" in block, block
+    assert len(searched) == 1, searched
