@@ -76,12 +76,14 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         stated = asked & set(_stated(hit, pk, text).slots)
         asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
         timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
-        if not (matched or stated or timed) and close.get(pk, 0.0) < floor:
+        replaces = pk == hit.id and "replaces" in hit.signals  # replaced a fact the question matched
+        if not (matched or stated or timed or replaces) and close.get(pk, 0.0) < floor:
             continue  # it answers nothing the question asks: small talk of the block
         score = (
             len(matched)
             + 3 * len(stated)
             + timed
+            + replaces
             + MEANING_WEIGHT * close.get(pk, 0.0)
             + newer.get(_said(hit), 0.0)
             + 0.05 * min(len(words), 6)

@@ -224,7 +224,8 @@ def _qualified(hits: list[Hit], asked: RecallQuery) -> list[Hit]:
     out = []
     for hit in hits:
         close = (hit.similarity or 0.0) >= cutoff
-        if close or (hit.type, hit.id) in by_text | by_subject:
+        replaces = "replaces" in hit.signals  # what replaced a fact the question matched (recall.replaced)
+        if close or replaces or (hit.type, hit.id) in by_text | by_subject:
             out.append(hit)
     return out
 

@@ -23,6 +23,7 @@ from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find, turn_context
 from memories.recall.query import ParsedQuery, query_parse
+from memories.recall.replaced import replacements_fuse
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
 from memories.recall.vector import vector_ranked
@@ -121,6 +122,8 @@ def _recall(q: RecallQuery) -> list[Hit]:
     kbs, k, budget_chars, limits = list(q.kbs), q.k, q.budget_chars, q.limits
     parsed = q.parsed
     fusion, similarity = _direct(kbs, tables, parsed, embedding, query_vector)
+    if memories:
+        replacements_fuse(fusion, memories)  # before the neighbours: they are of the facts that hold
     if memories and CONTEXT_WEIGHT:
         conversation_context(fusion, memories)
         if turns:
@@ -157,7 +160,10 @@ USER_SLOT = -(2**62) - 7
 def _compiled(scope: Scope, memories: bool, insights: bool, turns: bool) -> tuple[Table, ...]:
     tables = [Table.of(scope.memories(), "memory")] if memories else []
     tables += [Table.of(scope.turns(), "turn")] if turns else []
-    return tuple(tables + ([Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []))
+    tables += [Table.of(scope.insights(), "insight", scope.end_user_id)] if insights else []
+    # As things stand (not as of a time): the retired facts a newer one replaced, for what replaced them.
+    now = not (scope.as_of or scope.known_at or scope.exclude_session or scope.metadata)
+    return tuple(tables + ([Table.of(scope.replaced(), "replaced")] if memories and now else []))
 
 
 def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, query_vector) -> tuple[Fusion, dict]:
@@ -186,6 +192,8 @@ def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, quer
         vector = vector_literal(query_vector)
         indexed = any(kb.vector_index for kb in kbs)
         for table in tables:
+            if table.type == "replaced" and indexed:
+                continue  # a large KB's retired facts are found by their words only: compared exactly, too many
             found = vector_ranked(table, vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
             weight = VECTOR_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
             fusion.add([(table.type, pk) for pk, _ in found], weight=weight, signal="vector")

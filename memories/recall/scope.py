@@ -46,6 +46,16 @@ class Scope:
             memories = memories.exclude(source_messages__session__external_id=self.exclude_session)
         return memories
 
+    def replaced(self) -> QuerySet:
+        """The retired facts of the scope that a newer one replaced (memories.recall.replaced): searched so that a
+        question worded as the old fact was finds the fact that holds now. Of recall as things stand only."""
+        memories = Memory.objects.visible_to(self.end_user_id).filter(
+            kb_id__in=self.kb_ids, quarantined=False, retired_at__isnull=False, superseded_by__isnull=False
+        )
+        if self.kinds:
+            memories = memories.filter(kind__in=self.kinds)
+        return memories
+
     def turns(self) -> QuerySet:
         """The searched turns (see memories.recall.turns) in scope: of the sessions the end user may see, said by
         ``as_of``, received by ``known_at``, none that a fact out of scope was drawn from (retired or
@@ -106,6 +116,8 @@ class Table:
         query = queryset.query
         where, params = query.get_compiler(connection=connection).compile(query.where)
         name = queryset.model._meta.db_table
+        if type_ == "replaced":  # retired: compared exactly, through their own index (memory_kb_retired)
+            return cls(name, type_, where, tuple(params), in_index="FALSE")
         if type_ in ("memory", "turn"):  # a large KB's shared ones are in the index, as its memories are
             return cls(name, type_, where, tuple(params), in_index=f"{name}.in_vector_index")
         # The index holds every shared insight: with no end user in scope, it holds all there is to find.
