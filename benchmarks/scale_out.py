@@ -164,12 +164,17 @@ class Process:
             return False
 
     def stop(self) -> None:
+        """SIGTERM to its process group, SIGKILL after 60 s; says how long its stop took (a cluster's bound is
+        WORKER_STOP_SECONDS)."""
         if self.popen.poll() is None:
+            asked = time.monotonic()
             os.killpg(self.popen.pid, signal.SIGTERM)
             try:
                 self.popen.wait(timeout=60)
+                print(f"  {self.name} stopped {time.monotonic() - asked:.1f} s after SIGTERM", flush=True)
             except subprocess.TimeoutExpired:
                 os.killpg(self.popen.pid, signal.SIGKILL)
+                print(f"  {self.name} NOT stopped 60 s after SIGTERM: killed", flush=True)
         self.log.close()
 
 
