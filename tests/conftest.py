@@ -366,3 +366,14 @@ def browser(tmp_path, monkeypatch):
     driver.set_page_load_timeout(60)
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def multilingual(settings):
+    """The multilingual embedder (EMBEDDING_MODEL=multilingual-e5-small, loaded from its wheel) for the whole test."""
+    from kbsite.ai import embeddings
+
+    settings.EMBEDDING_MODEL = "multilingual-e5-small"
+    embeddings.get_embedder.cache_clear()
+    yield
+    embeddings.get_embedder.cache_clear()

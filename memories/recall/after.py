@@ -70,7 +70,7 @@ def later_statements(
     if end_user_id is None or not ids:
         return {}
     fresh, fresh_params = stale_clause("memories_memory", "o")  # vectors of one model only (re-embedding)
-    floor, span = getattr(embeddings.get_embedder(), "similarity_scale", (0.0, 1.0))
+    floor, span = embeddings.pair_scale()  # two statements compared, not a question and a statement
     with connection.cursor() as cursor:
         cursor.execute(
             LATER_SQL.format(fresh=fresh),

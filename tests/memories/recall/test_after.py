@@ -63,3 +63,16 @@ def test_shared_facts_bring_nothing_after_them(api, notes):
     say_shared(api, "My car is an old Golf.", when="2024-01-02T10:00:00Z")
     say_shared(api, "The Golf is gone, I'm on an e-bike now.", session="s2", when="2024-06-02T10:00:00Z")
     assert later_statements(_shown("old Golf"), None, {}) == {}
+
+
+def test_with_the_multilingual_embedder_only_the_statement_of_the_same_thing_comes_after(api, notes, multilingual):
+    """multilingual-e5-small finds any two statements of one speaker close (unrelated chat 0.82-0.86, the Golf and
+    the e-bike 0.91): read on the product's scale for two statements, the e-bike still comes after the Golf, and
+    burnt toast, said later still, after neither (it came after the Golf and the cello both)."""
+    say(api, "s1", "My car is an old Golf.", "I'm learning the cello.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "The Golf is gone, I'm on an e-bike now.", "Just burnt the toast again, classic me.",
+        when="2024-06-02T10:00:00Z")  # fmt: skip
+    end_user = Memory.objects.get(text__contains="Golf.").end_user_id
+    (after,) = later_statements(_shown("old Golf"), end_user, {}).values()
+    assert "e-bike" in after.text
+    assert later_statements(_shown("cello"), end_user, {}) == {}

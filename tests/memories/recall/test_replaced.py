@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
-from kbsite.ai import embeddings
 from memories import recall
 from memories.models import Memory
 from tests.memories.ingest.test_restated_supersession import say
 
 
 def test_a_question_worded_as_the_retired_fact_finds_what_replaced_it(api, kb):
-    """"Where does Alice work?" shares its word with the retired "I work at the bakery on Elm Street", not with
+    """ "Where does Alice work?" shares its word with the retired "I work at the bakery on Elm Street", not with
     "I joined Globex last week!", which replaced it: recall, the block and ask give Globex, and not the bakery."""
     say(api, "I work at the bakery on Elm Street.", when="2023-01-10T09:00:00Z")
     say(api, "I joined Globex last week!", session="s2", when="2024-03-01T10:00:00Z")
@@ -28,7 +25,7 @@ def test_a_question_worded_as_the_retired_fact_finds_what_replaced_it(api, kb):
 
 
 def test_a_spanish_question_worded_as_the_old_home_finds_the_new_one(api, kb):
-    """"¿Dónde vive Marta?" shares its word with the retired "Vivo en Sevilla." ("vive", "vivo": one stem), not with
+    """ "¿Dónde vive Marta?" shares its word with the retired "Vivo en Sevilla." ("vive", "vivo": one stem), not with
     "Me mudé a Bilbao el mes pasado", which replaced it, and the default embedder, trained on English, barely
     relates them: the block and ask give Bilbao, not Sevilla (they gave neither)."""
     assert api.patch("/api/v1/kbs/notes/", json={"language": "es"}).status_code == 200  # a Spanish deployment
@@ -41,15 +38,6 @@ def test_a_spanish_question_worded_as_the_old_home_finds_the_new_one(api, kb):
     assert "Bilbao" in block and "Sevilla" not in block, block
     answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "¿Dónde vive Marta?"}).json()
     assert "Bilbao" in answer["answer"], answer
-
-
-@pytest.fixture
-def multilingual(settings):
-    """The multilingual embedder (EMBEDDING_MODEL=multilingual-e5-small, from its wheel) for the whole test."""
-    settings.EMBEDDING_MODEL = "multilingual-e5-small"
-    embeddings.get_embedder.cache_clear()
-    yield
-    embeddings.get_embedder.cache_clear()
 
 
 def test_with_the_multilingual_embedder_where_one_lives_finds_the_move(api, kb, multilingual):
