@@ -11,10 +11,9 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from kbsite.jobs import job_force_offline, job_retry, jobs_resume_waiting
-from kbsite.models import ApiKey, Bot, EndUser, JobRun
+from kbsite.models import ApiKey, Bot, JobRun
 from kbsite.operators import OperatedAdmin
 from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
-from memories.rights.holdings import Holdings
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -129,26 +128,11 @@ class ApiKeyAdmin(OperatedAdmin):
         self.message_user(request, "Keys revoked.")
 
 
-class EndUserRunsFilter(admin.SimpleListFilter):
-    """The runs that worked on one end user's data (the link "N job runs" on their page): shown while it is set."""
-
-    title = "end user"
-    parameter_name = "end_user"
-
-    def lookups(self, request, model_admin):
-        user = EndUser.objects.filter(pk=self.value()).first() if str(self.value() or "").isdigit() else None
-        return [(str(user.pk), user.external_id)] if user else []
-
-    def queryset(self, request, queryset):
-        if not self.lookup_choices:
-            return queryset
-        return queryset.filter(pk__in=Holdings.of(EndUser.objects.get(pk=self.value())).runs_about().values("pk"))
-
-
 @admin.register(JobRun)
 class JobRunAdmin(OperatedAdmin):
     list_display = ["id", "kind", "kb", "status", "mode", "target_link", "facts", "tokens", "duration", "created"]
-    list_filter = ["status", "kind", "mode", "kb__bot", "kb", EndUserRunsFilter]
+    # memories.admin.end_users adds a filter by end user (the runs that worked on their data).
+    list_filter = ["status", "kind", "mode", "kb__bot", "kb"]
     list_select_related = ["kb__bot", "object_type"]
     search_fields = ["target", "error"]
     date_hierarchy = "created_at"

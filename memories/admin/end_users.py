@@ -11,8 +11,9 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from kbsite.admin import JobRunAdmin
 from kbsite.models import EndUser, Erasure, KnowledgeBase
-from kbsite.operators import OperatedAdmin
+from kbsite.operators import OperatedAdmin, operated
 from memories import rights
 from memories.recall.context import profile_facts
 
@@ -36,6 +37,29 @@ def _counted(n: int, kind: str) -> str:
     """``n`` rows of ``kind`` (erasure's name, "ingest_items"), as a person writes it: "1 ingest item", "2 turns"."""
     plural = kind.replace("_", " ")
     return f"{n} {plural if n != 1 else SINGULAR.get(kind, plural.removesuffix('s'))}"
+
+
+class EndUserRunsFilter(admin.SimpleListFilter):
+    """The job runs that worked on one end user's data (the link "N job runs" on their page), shown while it is set:
+    of an end user of the bots the operator may see only."""
+
+    title = "end user"
+    parameter_name = "end_user"
+
+    def lookups(self, request, model_admin):
+        value = str(self.value() or "")
+        user = operated(EndUser.objects.filter(pk=value), request.user).first() if value.isdigit() else None
+        self.end_user = user
+        return [(str(user.pk), user.external_id)] if user else []
+
+    def queryset(self, request, queryset):
+        if not self.lookup_choices:
+            return queryset
+        return queryset.filter(pk__in=rights.runs_about(self.end_user).values("pk"))
+
+
+# The job runs' list (kbsite's) filters by end user too: the runs that worked on their data are found from here.
+JobRunAdmin.list_filter = [*JobRunAdmin.list_filter, EndUserRunsFilter]
 
 
 @admin.register(EndUser)
@@ -93,7 +117,7 @@ class EndUserAdmin(OperatedAdmin):
     def held(self, obj):
         holdings = rights.Holdings.of(obj)
         # The runs that worked on their data, shared ones too (erasure removes those naming them only).
-        counts = {**holdings.counts(), "job_runs": holdings.runs_about().count()}
+        counts = {**holdings.counts(), "job_runs": rights.runs_about(obj).count()}
         rows = [
             format_html(
                 '<a href="{}?{}={}{}">{}</a>',

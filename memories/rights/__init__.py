@@ -5,7 +5,7 @@ then written by ``import_conversations``, ``import_documents`` and ``import_memo
 
 from memories.rights.erasure import user_erase
 from memories.rights.exporting import json_lines, records
-from memories.rights.holdings import Holdings, users_annotated, users_with_counts
+from memories.rights.holdings import Holdings, runs_about, users_annotated, users_with_counts
 from memories.rights.import_checks import ImportRefused
 from memories.rights.importing import kb_import
 
@@ -15,6 +15,7 @@ __all__ = [
     "json_lines",
     "kb_import",
     "records",
+    "runs_about",
     "user_erase",
     "users_annotated",
     "users_with_counts",

@@ -57,7 +57,6 @@ def users_annotated(users: QuerySet, kb: KnowledgeBase | None = None) -> QuerySe
 class Holdings:
     """What is held about one end user, as erasure would remove it: rows by kind, and files on disk."""
 
-    end_user: EndUser
     rows: dict[str, QuerySet]
     files: list[Path]  # stored uploads of their documents
     folders: list[Path]  # their inbox folders
@@ -68,7 +67,6 @@ class Holdings:
         kbs = KnowledgeBase.objects.filter(bot_id=end_user.bot_id).select_related("bot")
         uploads = documents.filter(metadata__has_key="file").select_related("kb__bot")
         return cls(
-            end_user=end_user,
             rows={
                 "turns": Message.objects.filter(session__end_user=end_user),
                 "sessions": Session.objects.filter(end_user=end_user),
@@ -79,30 +77,35 @@ class Holdings:
                 "entities": Entity.objects.filter(end_user=end_user),
                 "documents": documents,
                 "ingest_items": IngestItem.objects.filter(end_user=end_user),
-                # Their runs' targets name their sessions, documents and inbox files.
-                "job_runs": JobRun.objects.filter(
-                    Q(kb__bot_id=end_user.bot_id, target__contains=f"users/{end_user.external_id}/")
-                    | Q(kb__bot_id=end_user.bot_id, kind=JobRun.Kind.RECORD_CHAT, detail__user_id=end_user.external_id)
-                    | _runs_of(Session, Session.objects.filter(end_user=end_user))
-                    | _runs_of(Document, documents)
-                    | _runs_of(IngestItem, IngestItem.objects.filter(end_user=end_user))
-                ),
+                "job_runs": JobRun.objects.filter(_runs_naming(end_user)),
             },
             files=[d.kb.folder / d.metadata["file"] for d in uploads],
             folders=[f for kb in kbs for f in user_folders(kb, end_user.external_id) if f.is_dir()],
         )
-
-    def runs_about(self) -> QuerySet:
-        """The job runs that worked on the user's data: those naming them (erased with them) and the shared ones
-        that read their turns into their memories (kept: they name no one)."""
-        made_theirs = Memory.objects.filter(end_user=self.end_user, job_run__isnull=False).values("job_run")
-        return JobRun.objects.filter(Q(pk__in=self.rows["job_runs"].values("pk")) | Q(pk__in=made_theirs))
 
     def counts(self) -> dict[str, int]:
         counts = {kind: rows.count() for kind, rows in self.rows.items()}
         counts["files"] = sum(1 for path in self.files if path.is_file())
         counts["inbox_files"] = sum(1 for folder in self.folders for path in folder.rglob("*") if path.is_file())
         return counts
+
+
+def _runs_naming(end_user: EndUser) -> Q:
+    """The job runs whose targets name the user's sessions, documents and inbox files."""
+    return (
+        Q(kb__bot_id=end_user.bot_id, target__contains=f"users/{end_user.external_id}/")
+        | Q(kb__bot_id=end_user.bot_id, kind=JobRun.Kind.RECORD_CHAT, detail__user_id=end_user.external_id)
+        | _runs_of(Session, Session.objects.filter(end_user=end_user))
+        | _runs_of(Document, Document.objects.filter(end_user=end_user))
+        | _runs_of(IngestItem, IngestItem.objects.filter(end_user=end_user))
+    )
+
+
+def runs_about(end_user: EndUser) -> QuerySet:
+    """The job runs that worked on the user's data: those naming them (erasure removes these) and the shared ones
+    that read their turns into their memories (kept: they name no one)."""
+    made_theirs = Memory.objects.filter(end_user=end_user, job_run__isnull=False).values("job_run")
+    return JobRun.objects.filter(_runs_naming(end_user) | Q(pk__in=made_theirs))
 
 
 def _runs_of(model, rows: QuerySet) -> Q:

@@ -70,6 +70,13 @@ def test_an_end_users_page_links_their_turns_and_the_runs_that_read_them(admin_c
     runs = admin_client.get(links["1 job run"])
     assert runs.status_code == 200  # not a redirect to "?e=1" (an unknown filter)
     assert "unprocessed turns" in runs.content.decode() and "1 job run" in runs.content.decode()
+    # An operator of another bot learns nothing of Ann through the filter: no label, no runs.
+    from tests.conftest import logged_in, operator_of
+    from tests.factories import BotFactory
+
+    stranger = logged_in(operator_of(BotFactory(name="bravo"), username="sam"))
+    page = stranger.get(links["1 job run"], follow=True).content.decode()
+    assert ">ann<" not in page and "unprocessed turns" not in page
 
 
 def test_an_operator_issues_a_key_of_one_user_shown_once_and_listed_on_their_page(admin_client, held):
