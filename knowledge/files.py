@@ -49,28 +49,34 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()
 
 
-# A heading of an extracted text: a markdown one, or a short first line standing alone above its paragraph.
+# A heading of a text: a markdown one ("## Refund policy"), or a short line standing alone above its paragraph
+# ("Opening hours"), ending in no sentence mark.
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 HEADING_WORDS = 10
+_SENTENCE_MARKS = (".", "!", "?", ":", ";", ",")
+
+
+def heading(lines: list[str], n: int) -> str:
+    """The heading that line ``n`` of ``lines`` is ("" when it is none): a markdown heading, or a line of at most
+    HEADING_WORDS words, ending in no sentence mark, with blank lines (or the start) around it and text after."""
+    if marked := _HEADING.match(lines[n]):
+        return marked.group("h").strip()
+    text = lines[n].strip()
+    above = lines[n - 1].strip() if n else ""
+    below = lines[n + 1].strip() if n + 1 < len(lines) else ""
+    after = lines[n + 2].strip() if n + 2 < len(lines) else ""
+    short = len(text.split()) <= HEADING_WORDS and not text.endswith(_SENTENCE_MARKS)
+    return text if text and short and not above and not below and after else ""
 
 
 def heading_of(text: str) -> str:
-    """The first heading of an extracted text ("" when it has none): a markdown heading among its first lines, or a
-    first line of at most ten words, ending in no sentence mark, with a blank line under it."""
+    """The first heading of an extracted text ("" when it has none): a markdown heading among its first lines, or
+    its first line standing alone as one (:func:`heading`)."""
     lines = text.lstrip().splitlines()
     for line in lines[:5]:
         if marked := _HEADING.match(line):
             return marked.group("h").strip()[:300]
-    first = lines[0].strip() if lines else ""
-    standing = len(lines) > 2 and not lines[1].strip() and lines[2].strip()
-    if (
-        first
-        and standing
-        and len(first.split()) <= HEADING_WORDS
-        and not first.endswith((".", "!", "?", ":", ",", ";"))
-    ):
-        return first[:300]
-    return ""
+    return heading(lines, 0)[:300] if lines else ""
 
 
 def title_of(content: str, slug: str) -> str:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from kbsite import languages
 from kbsite.ai import llm, splitting
+from knowledge import files
 from memories.ingest import grounding
 from memories.text import SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
@@ -131,31 +132,14 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
     return facts
 
 
-# A document's heading: a markdown one ("## Refund policy"), or a short line ending in no punctuation that stands
-# alone above its paragraph ("Opening hours").
-_MARKDOWN_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
-HEADING_WORDS = 8
-
-
 def _sections(text: str) -> list[tuple[str, str]]:
-    """A document's text as (heading, what it heads): a heading is the context of the sentences under it, not a
-    part of the first of them."""
+    """A document's text as (heading, what it heads; knowledge.files.heading): a heading is the context of the
+    sentences under it, not a part of the first of them."""
     out: list[tuple[str, list[str]]] = [("", [])]
     lines = text.splitlines()
     for n, line in enumerate(lines):
-        below = lines[n + 1].strip() if n + 1 < len(lines) else ""
-        above = lines[n - 1].strip() if n else ""
-        marked = _MARKDOWN_HEADING.match(line)
-        alone = (
-            line.strip()
-            and not above
-            and not below
-            and len(line.split()) <= HEADING_WORDS
-            and not line.rstrip().endswith((".", "!", "?", ":", ";", ","))
-            and n + 2 < len(lines)
-        )
-        if marked or alone:
-            out.append(((marked.group("h") if marked else line).strip(), []))
+        if title := files.heading(lines, n):
+            out.append((title, []))
         else:
             out[-1][1].append(line)
     return [(heading, "\n".join(body).strip()) for heading, body in out if "\n".join(body).strip()]
