@@ -369,11 +369,12 @@ def browser(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def multilingual(settings):
-    """The multilingual embedder (EMBEDDING_MODEL=multilingual-e5-small, loaded from its wheel) for the whole test."""
+def embedding_model(request, settings):
+    """The local embedder a test names (``parametrize(..., indirect=True)``: all-MiniLM-L6-v2, or
+    multilingual-e5-small, loaded from its wheel) for the whole test."""
     from kbsite.ai import embeddings
 
-    settings.EMBEDDING_MODEL = "multilingual-e5-small"
+    settings.EMBEDDING_MODEL = request.param
     embeddings.get_embedder.cache_clear()
     yield
     embeddings.get_embedder.cache_clear()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memories import recall
 from memories.models import Memory
 from tests.memories.ingest.test_restated_supersession import say
@@ -40,7 +42,8 @@ def test_a_spanish_question_worded_as_the_old_home_finds_the_new_one(api, kb):
     assert "Bilbao" in answer["answer"], answer
 
 
-def test_with_the_multilingual_embedder_where_one_lives_finds_the_move(api, kb, multilingual):
+@pytest.mark.parametrize("embedding_model", ["multilingual-e5-small"], indirect=True)
+def test_with_the_multilingual_embedder_where_one_lives_finds_the_move(api, kb, embedding_model):
     """multilingual-e5-small reads "Where does Alice live?" as close to the retired "I live in Berlin" (0.46 on the
     product's scale) and far from "I moved to Munich last month!" (0.20), which replaced it: the block was empty.
     It gives Munich now, and ask answers with it."""
