@@ -70,13 +70,13 @@ def heading(lines: list[str], n: int) -> str:
 
 
 def heading_of(text: str) -> str:
-    """The first heading of an extracted text ("" when it has none): a markdown heading among its first lines, or
-    its first line standing alone as one (:func:`heading`)."""
+    """The first heading of an extracted text ("" when it has none): its first line standing alone as one, else a
+    markdown heading among its first lines (:func:`heading`), whichever comes first."""
     lines = text.lstrip().splitlines()
-    for line in lines[:5]:
-        if marked := _HEADING.match(line):
-            return marked.group("h").strip()[:300]
-    return heading(lines, 0)[:300] if lines else ""
+    for n in range(min(5, len(lines))):
+        if (title := heading(lines, n)) and (n == 0 or _HEADING.match(lines[n])):
+            return title[:300]
+    return ""
 
 
 def title_of(content: str, slug: str) -> str:

@@ -140,6 +140,7 @@ def test_an_uploads_title_is_its_texts_heading_and_sizes_read_as_people_read_the
         "opening_times.txt": b"When we are open\n\nThe shop opens at nine.\n",
         "plain-notes.txt": b"The shop opens at nine. It closes at six.\n",
         "big.txt": b"Sizes\n\n" + b"x" * 1529,
+        "refunds.txt": b"Refund policy\n\nA refund takes five days.\n\n## Shipping\n\nOrders ship in two days.\n",
     }
     for name, data in uploads.items():
         response = api.post("/api/v1/kbs/notes/documents/", files=[("file", (name, data))])
@@ -157,6 +158,7 @@ def test_an_uploads_title_is_its_texts_heading_and_sizes_read_as_people_read_the
         "opening_times.txt": "When we are open",
         "plain-notes.txt": "plain-notes",
         "big.txt": "Sizes",
+        "refunds.txt": "Refund policy",  # the first heading, not the first markdown one
         "given.md": "Given",
     }
     page = admin_client.get(reverse("admin:knowledge_document_changelist")).content.decode()
