@@ -13,6 +13,7 @@ from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.languages.fulltext import held, term_params, term_sql
 from kbsite.models import KnowledgeBase
 from kbsite.models.embeddings import stale_clause
+from kbsite.replicas import reads
 
 CANDIDATES = 50
 SNIPPET = "StartSel=**, StopSel=**, MaxFragments=2, MaxWords=30, MinWords=10"
@@ -43,7 +44,7 @@ def chunks_search(
         query_vector = as_vectors([embeddings.embed_query(query)])[0]
     where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end_user_id)
     tsquery = text_query(query)
-    with transaction.atomic(), vector_cursor() as cursor:
+    with transaction.atomic(using=reads.alias), vector_cursor(reads) as cursor:
         fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector, held(kbs))
         ranked = fusion.ranked()[: max(limit * 3, limit)]
         if not ranked:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.db import connection
 from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from kbsite.models import Bot, JobRun, KnowledgeBase, Mode
+from kbsite.replicas import reads
 from knowledge.models import Document
 from memories.models import Insight, Memory, Message, source_entries
 
@@ -73,7 +73,7 @@ def sources_of(ids: list[int]) -> dict[int, list[dict]]:
     """The provenance of the memories ``ids`` (those that exist), by id, as ``Memory.sources()`` gives it."""
     if not ids:
         return {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(SOURCES_SQL, [ids])
         rows = cursor.fetchall()
     return {

@@ -13,14 +13,14 @@ from psycopg.types import TypeInfo
 _vector_info: dict[int, TypeInfo] = {}
 
 
-def vector_cursor(*, binary_results: bool = False):
-    """A psycopg cursor on Django's connection (same transaction) that speaks pgvector in binary.
+def vector_cursor(db=connection, *, binary_results: bool = False):
+    """A psycopg cursor on Django's connection ``db`` (same transaction) that speaks pgvector in binary.
 
     With ``binary_results``, a server-side-binding cursor that can fetch results in binary
     (``execute(..., binary=True)``): vectors arrive as packed floats instead of text to parse.
     """
-    connection.ensure_connection()
-    raw = connection.connection
+    db.ensure_connection()
+    raw = db.connection
     info = _vector_info.get(id(raw))
     if info is None:
         info = _vector_info[id(raw)] = TypeInfo.fetch(raw, "vector")

@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import generics, serializers
 
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.budgets import Budget, budget_of
 from kbsite.jobs import jobs_resume_waiting
 from kbsite.models import Bot
@@ -60,7 +61,7 @@ class BotSerializer(serializers.ModelSerializer):
         return self._budget(bot).exhausted
 
 
-class BotView(generics.RetrieveUpdateAPIView):
+class BotView(ReplicaReadsMixin, generics.RetrieveUpdateAPIView):
     """The calling bot's own settings: ``requests_per_minute`` (each of its keys, with a burst; past it a 429 with
     Retry-After; 0: no limit), ``llm_tokens_per_day`` (null: no budget) and ``when_budget_spent`` (``offline``:
     extraction goes on offline; ``wait``: it waits until the next day, UTC). A change of the limit applies to the next

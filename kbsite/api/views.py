@@ -9,6 +9,7 @@ from rest_framework import generics, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.api.serializers import (
     DailyUsageSerializer,
     EndUserKeySerializer,
@@ -32,7 +33,7 @@ class JobRunFilterSet(django_filters.FilterSet):
         fields = ["kb", "status", "kind"]
 
 
-class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class JobRunViewSet(ReplicaReadsMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The background jobs of the bot's knowledge bases: what each did (counts, tokens, errors), a retry for one
     that failed (its input is queued again; the failed run becomes history), and "run now offline" for one waiting
     for the LLM budget."""
@@ -85,7 +86,9 @@ class JobRunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return Response({"forced": job.pk, "job": JobRunSerializer(new).data}, status=status.HTTP_202_ACCEPTED)
 
 
-class _KeyViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class _KeyViewSet(
+    ReplicaReadsMixin, mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+):
     """Keys of the calling bot: POST issues one (the key itself is in that answer only; ``read_only`` for one that
     writes nothing), DELETE revokes one."""
 
@@ -162,7 +165,7 @@ DailyUsageFilterSet.base_filters["to"] = django_filters.DateFilter(
 )
 
 
-class UsageView(generics.ListAPIView):
+class UsageView(ReplicaReadsMixin, generics.ListAPIView):
     """The calling bot's usage per day, KB and end user, newest day first: its recalls, context blocks and answers
     (the chat proxies' context blocks among them) and its jobs, with the LLM calls and tokens, texts embedded and
     milliseconds they spent. ``kb`` is null for context blocks (they span the always-on KBs), ``user_id`` for what

@@ -1,5 +1,5 @@
 """The base models every domain uses, one module each: bots, API keys, knowledge bases, end users, job runs, rate
-limits, the embedding model's state (and the webhooks', in ``kbsite/webhooks/models.py``).
+limits, replicas' write marks, the embedding model's state (and the webhooks', in ``kbsite/webhooks/models.py``).
 
 They were born in the ``memories`` app and keep its table names (``memories_bot`` …), so that a database of
 an earlier release keeps its rows. Every name is importable from here (``from kbsite.models import Bot``).
@@ -14,6 +14,7 @@ from kbsite.models.knowledge_bases import KnowledgeBase, KnowledgeBaseManager, K
 from kbsite.models.modes import Mode
 from kbsite.models.names import NAME_RE, USER_ID_RE, name_validator, user_id_validator
 from kbsite.models.ratelimits import RateBucket, RateLimitedDay
+from kbsite.models.replicas import WriteMark
 from kbsite.models.stats import DailyStat
 from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 
@@ -38,6 +39,7 @@ __all__ = [
     "WebhookAttempt",
     "WebhookDelivery",
     "WebhookEndpoint",
+    "WriteMark",
     "name_validator",
     "user_id_validator",
 ]

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from kbsite.api.authentication import caller_for, caller_writing
 from kbsite.api.mixins import KB_NAME, KBScopedMixin, active_kb
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from knowledge import files, services
 from knowledge.api.serializers import (
     DocumentAcceptedSerializer,
@@ -38,7 +39,9 @@ def _refused(exc: Exception) -> ValidationError:
 
 @extend_schema(parameters=[KB_NAME])
 @extend_schema_view(retrieve=_WITH_SLUG, update=_WITH_SLUG, destroy=_WITH_SLUG, reindex=_WITH_SLUG)
-class DocumentViewSet(KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class DocumentViewSet(
+    ReplicaReadsMixin, KBScopedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
     """Documents of one KB: upload or send text (indexed in the background), read, write markdown, delete, search."""
 
     lookup_field = "slug"

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 
 from kbsite.models import Bot, EndUser, KnowledgeBase
 from kbsite.operators import operated
+from kbsite.replicas import replica_states
 from memories.admin.dashboard import dashboard
 
 
@@ -75,6 +76,7 @@ def dashboard_context(request) -> dict:
         "all_kbs": all_kbs,
         "picked": picked,
         "end_user": end_user,
+        "replicas": replica_states(),
     }
 
 

@@ -8,11 +8,12 @@ from rest_framework.views import APIView
 
 from kbsite.api.authentication import caller_for
 from kbsite.api.metering import MeteredMixin
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from memories.api.serializers import ContextInSerializer, ContextOutSerializer, HitSerializer
 from memories.recall.context import context_build
 
 
-class ContextView(MeteredMixin, APIView):
+class ContextView(ReplicaReadsMixin, MeteredMixin, APIView):
     """The memory-context block for the bot's next LLM call, across all its always-on KBs, with its usage."""
 
     end_user_actions = {"get"}

@@ -15,6 +15,7 @@ from kbsite.api.authentication import caller_for, caller_writing
 from kbsite.api.metering import MeteredMixin
 from kbsite.api.mixins import KB_NAME, active_kb
 from kbsite.api.parsers import JSONLinesParser, MultiPartParser
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.models import NAME_RE, KnowledgeBase
 from kbsite.selectors import kb_get
 from memories import archive, consolidation, ingest, recall, rights, selectors, services
@@ -45,7 +46,7 @@ def _kb_with_counts(request, name: str) -> KnowledgeBase:
     return kb_get(bot=request.user, name=name, queryset=selectors.kb_list_with_counts())
 
 
-class KnowledgeBaseViewSet(MeteredMixin, viewsets.ModelViewSet):
+class KnowledgeBaseViewSet(ReplicaReadsMixin, MeteredMixin, viewsets.ModelViewSet):
     """The calling bot's knowledge bases, with counts; recall and ask answer with their usage."""
 
     metered_actions = frozenset({"recall", "ask"})
@@ -233,7 +234,7 @@ def _uploaded_text(request) -> str:
         raise ValidationError({"file": [f"JSON Lines must be UTF-8: {exc}"]}) from exc
 
 
-class ArchiveView(APIView):
+class ArchiveView(ReplicaReadsMixin, APIView):
     """Archive a session's turns into a conversation document now (in the background)."""
 
     @extend_schema(parameters=[KB_NAME], request=ArchiveSerializer, responses={202: ArchiveAcceptedSerializer})

@@ -10,6 +10,7 @@ from rest_framework.exceptions import APIException
 from rest_framework.response import Response
 
 from kbsite.api.mixins import KB_NAME, KBScopedMixin
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from memories import services
 from memories.api.serializers import InsightSerializer, MemorySerializer, RetireSerializer
 from memories.filtersets import InsightFilterSet, MemoryFilterSet
@@ -23,6 +24,7 @@ class Conflict(APIException):
 
 @extend_schema(parameters=[KB_NAME])
 class MemoryViewSet(
+    ReplicaReadsMixin,
     KBScopedMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -97,7 +99,7 @@ class MemoryViewSet(
 
 
 @extend_schema(parameters=[KB_NAME])
-class InsightViewSet(KBScopedMixin, viewsets.ReadOnlyModelViewSet):
+class InsightViewSet(ReplicaReadsMixin, KBScopedMixin, viewsets.ReadOnlyModelViewSet):
     """Insights of one KB, with the ids of the memories each one links."""
 
     serializer_class = InsightSerializer

@@ -10,6 +10,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from memories.models import Memory, Message, ReviewItem
 from memories.reviews import services
 
@@ -83,7 +84,7 @@ class ReviewFilterSet(django_filters.FilterSet):
         return queryset if value == "all" else queryset.filter(status=value)
 
 
-class ReviewItemViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ReviewItemViewSet(ReplicaReadsMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """Every supersession (the LLM's, a restatement, an edit) and every open conflict of the calling bot's facts,
     newest first; accept, revert or keep both. A key of one end user sees its own user's items."""
 

@@ -11,11 +11,12 @@ from rest_framework.views import APIView
 
 from kbsite.api.authentication import caller_for
 from kbsite.api.metering import MeteredMixin
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from memories.api.serializers import ToolCallSerializer, ToolListSerializer, ToolResultSerializer
-from memories.tools import ToolError, tool_execute, tools_definitions
+from memories.tools import CHANGES, ToolError, tool_execute, tools_definitions
 
 
-class ToolListView(APIView):
+class ToolListView(ReplicaReadsMixin, APIView):
     """OpenAI function definitions of the tools, with the calling bot's knowledge bases."""
 
     end_user_actions = {"get"}
@@ -25,13 +26,16 @@ class ToolListView(APIView):
         return Response({"tools": tools_definitions(caller=request.auth)})
 
 
-class ToolCallView(MeteredMixin, APIView):
+class ToolCallView(ReplicaReadsMixin, MeteredMixin, APIView):
     """Execute one tool with the calling bot's scope: ``{"arguments": {...}}`` (or the JSON string); the answer
     says what it spent (``usage``)."""
 
     end_user_actions = {"post"}
     metered_actions = frozenset({"post"})
     read_actions = {"post"}  # the tool itself is checked: a read-only key calls only the reading tools
+
+    def reads_only(self, request) -> bool:
+        return self.kwargs.get("name") not in CHANGES  # a tool that changes memory reads its rows on the primary
 
     @extend_schema(
         parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, description="Tool name.")],

@@ -9,6 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.models import USER_ID_RE, EndUser, KnowledgeBase
 from kbsite.selectors import kb_get
 from memories import rights
@@ -19,7 +20,7 @@ USER_KB = OpenApiParameter("kb", str, description="Only end users holding someth
 
 
 @extend_schema_view(list=extend_schema(parameters=[USER_KB]))
-class EndUserViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class EndUserViewSet(ReplicaReadsMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """The bot's end users (named by ``user_id`` in its requests), what is held about each, and their data rights:
     export and erasure."""
 

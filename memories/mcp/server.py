@@ -8,6 +8,7 @@ import json
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
+from kbsite import replicas
 from kbsite.asyncdb import in_thread
 from kbsite.caller import Caller
 from kbsite.stats import usage_metered
@@ -45,7 +46,10 @@ def tool_metered(*, caller: Caller, name: str, arguments: dict) -> dict:
     end user (a tool may reach any of the bot's KBs: no one KB's) with what it spent; its LLM tokens count against
     the bot's budget while it runs. A refused call (:class:`~memories.tools.ToolError`) counts nothing."""
     with usage_metered(bot_id=caller.bot.pk, end_user_id=caller.end_user_id):
-        return tools.tool_execute(caller=caller, name=name, arguments=arguments)
+        result = tools.tool_execute(caller=caller, name=name, arguments=arguments)
+    if name in tools.CHANGES:
+        replicas.written(caller.bot.pk)  # the API's next reads of this bot see what the tool changed
+    return result
 
 
 async def call_tool(ctx: ServerRequestContext, params: types.CallToolRequestParams) -> types.CallToolResult:

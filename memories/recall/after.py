@@ -9,10 +9,9 @@ statements are. Of the statements said after a shown one about the same thing, t
 
 from __future__ import annotations
 
-from django.db import connection
-
 from kbsite.ai import embeddings
 from kbsite.models.embeddings import stale_clause
+from kbsite.replicas import reads
 from memories.models import Memory
 from memories.recall.hits import Hit, hit_rows, memory_hit, sources_attach
 
@@ -71,7 +70,7 @@ def later_statements(
         return {}
     fresh, fresh_params = stale_clause("memories_memory", "o")  # vectors of one model only (re-embedding)
     floor, span = embeddings.pair_scale()  # two statements compared, not a question and a statement
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             LATER_SQL.format(fresh=fresh),
             [

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 import time
 
-from django.db import connection
-
 from kbsite.languages.fulltext import term_params, term_sql
+from kbsite.replicas import reads
 from memories.recall.scope import Table
 
 DF_CAP = 1000
@@ -60,7 +59,7 @@ def fts_ranked(
             branch_params += params
     if not branches:
         return {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             f"SELECT t, id FROM ({' UNION ALL '.join(branches)}) ranked ORDER BY t, score DESC, id DESC", branch_params
         )
@@ -134,7 +133,7 @@ def _term_frequencies(
                 )
                 params += [term, *term_params(codes, term), *term_params(codes, term), *table.params, DF_CAP]
     if counts:
-        with connection.cursor() as cursor:
+        with reads.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(counts), params)
             for index, term, q, df in cursor.fetchall():
                 known[index][term] = (q, df, now + DF_CACHE_SECONDS)
@@ -149,7 +148,7 @@ def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float, code: str
     """Document frequencies of the single-word ``terms`` found in the KBs' TermStat rows."""
     if not terms:
         return {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             """SELECT t.term, t.q::text, s.n FROM (
                    SELECT term, websearch_to_tsquery(kbsite_fts_config(%s), term) AS q
@@ -171,7 +170,7 @@ def _scope_size(table: str, scope: str, params: list) -> tuple[int, float]:
     cached = _size_cache.get(key)
     if cached and cached[2] > time.monotonic():
         return cached[0], cached[1]
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             f"""SELECT count(*), avg(length(s)) FROM (SELECT {table}.search_vector s FROM {table} WHERE {scope}
                 LIMIT %s) n""",

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from django.db import connection
 from django.db.models.expressions import RawSQL
 
+from kbsite.replicas import reads
 from memories.selectors import sources_of
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -94,7 +94,7 @@ def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
     memory_ids = [pk for t, pk in keys if t == "memory"]
     insight_ids = [pk for t, pk in keys if t == "insight"]
     hits: dict[tuple[str, int], Hit] = {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         if memory_ids:
             cursor.execute(MEMORY_HITS_SQL, [memory_ids])
             for *row, turn in cursor.fetchall():
@@ -144,7 +144,7 @@ def sources_attach(hits: list[Hit]) -> None:
     for pk, sources in sources_of(list(memory_hits)).items():
         memory_hits[pk].sources = sources
     if insight_hits:
-        with connection.cursor() as cursor:
+        with reads.cursor() as cursor:
             cursor.execute(
                 "SELECT insight_id, memory_id FROM memories_insight_memories WHERE insight_id = ANY(%s) ORDER BY id",
                 [list(insight_hits)],

@@ -18,6 +18,7 @@ from kbsite.ai.vectors import as_vectors, vector_literal
 from kbsite.languages.detection import query_language
 from kbsite.languages.fulltext import held
 from kbsite.models import KnowledgeBase
+from kbsite.replicas import reads
 from kbsite.stats import stats_add
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
@@ -172,7 +173,7 @@ def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, quer
     names of the people it asks about (:func:`subject_words`)."""
     fusion, similarity = Fusion(), {}
     tsquery, about = parsed.tsquery, parsed.about
-    with transaction.atomic():
+    with transaction.atomic(using=reads.alias):
         # Every KB in scope keeps word statistics: read them instead of counting.
         stats = tuple(kb.pk for kb in kbs) if all(kb.term_stats_memories for kb in kbs) else None
         codes = tuple(held(kbs))

@@ -6,9 +6,8 @@ left, 1-hop graph neighbours and recent memories.
 
 from __future__ import annotations
 
-from django.db import connection
-
 from kbsite.ai.fusion import Fusion
+from kbsite.replicas import reads
 from memories.models import Edge, visible_to
 from memories.recall.hits import Hit, hit_rows, memory_hit
 from memories.recall.scope import Scope, Table
@@ -48,7 +47,7 @@ def conversation_context(fusion: Fusion, memories: Table) -> None:
     if not ranked:
         return
     rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(ADJACENT_TURNS_SQL, [[pk for _, pk in ranked]])
         pairs = cursor.fetchall()
         if not pairs:
@@ -86,7 +85,7 @@ def turn_context(fusion: Fusion, turns: Table) -> None:
         return
     rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
     ids = [pk for _, pk in ranked]
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(ADJACENT_SEARCHED_TURNS_SQL.format(where=turns.where), [ids, ids, *turns.params])
         for seed, neighbour in cursor.fetchall():
             fusion.add_at(("turn", neighbour), rank=rank_of[seed], weight=CONTEXT_WEIGHT, signal="context")

@@ -8,9 +8,8 @@ one's place to the live fact at the end of its chain of replacements, if that fa
 
 from __future__ import annotations
 
-from django.db import connection
-
 from kbsite.ai.fusion import Fusion
+from kbsite.replicas import reads
 from memories.recall.neighbours import IN_SCOPE_SQL
 from memories.recall.scope import Table
 
@@ -44,7 +43,7 @@ def _live_successors(retired: list[int], memories: Table) -> dict[int, int]:
         return {}
     at = {pk: pk for pk in retired}  # retired id -> the fact its chain has reached
     live: dict[int, int] = {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         for _ in range(CHAIN_HOPS):
             if not at:
                 break

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import time
 
-from django.db import connection
-
+from kbsite.replicas import reads
 from memories.recall.hits import Hit, at
 
 TURN_HITS_SQL = """
@@ -35,7 +34,7 @@ def turns_searched(kb_ids: tuple[int, ...]) -> bool:
     until = _searched.get(kb_ids)
     if until is not None and (until == float("inf") or until > time.monotonic()):
         return until == float("inf")
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             "SELECT EXISTS (SELECT 1 FROM memories_message WHERE kb_id = ANY(%s) AND embedding IS NOT NULL)",
             [list(kb_ids)],
@@ -50,7 +49,7 @@ def turn_hits_load(ids: list[int], kb_names: dict[int, str]) -> dict[tuple[str, 
     with the turn itself as source."""
     if not ids:
         return {}
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(TURN_HITS_SQL, [ids])
         rows = cursor.fetchall()
     hits = {}
@@ -80,7 +79,7 @@ def covered_merged(hits: list[Hit]) -> list[Hit]:
     memory_ids = [h.id for h in hits if h.type == "memory"]
     if not turn_ids or not memory_ids:
         return hits
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         cursor.execute(
             """SELECT message_id, memory_id FROM memories_memory_source_messages
                WHERE message_id = ANY(%s) AND memory_id = ANY(%s)""",

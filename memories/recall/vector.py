@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 
-from django.db import connection
 from pgvector.django import CosineDistance
 
 from kbsite.ai import embeddings
 from kbsite.models.embeddings import stale_clause
+from kbsite.replicas import reads
 from memories.models import Memory
 from memories.recall.scope import Table
 from memories.recall.weights import VECTOR_MIN_SIMILARITY
@@ -35,7 +35,7 @@ def vector_ranked(
     model's (while they are re-embedded, memories.reembedding) are left out."""
     fresh, fresh_params = stale_clause(table.name)
     where, params = f"{table.where} AND {fresh}", (*table.params, *fresh_params)
-    with connection.cursor() as cursor:
+    with reads.cursor() as cursor:
         rows = []
         if table.exact:
             exact = _nearest_sql(table.name, f"NOT {table.in_index} AND {where}")
@@ -91,7 +91,7 @@ def _scan_tuples(table: str, kb_ids: tuple[int, ...], limit: int) -> int:
     key = (table, kb_ids)
     cached = _size_cache.get(key)
     if not cached or cached[2] <= time.monotonic():
-        with connection.cursor() as cursor:
+        with reads.cursor() as cursor:
             cursor.execute(
                 f"""SELECT (SELECT reltuples FROM pg_class WHERE oid = %s::regclass),
                            (SELECT count(*) FROM {table} WHERE kb_id = ANY(%s))""",

@@ -11,6 +11,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.webhooks.api.serializers import WebhookDeliverySerializer, WebhookEndpointSerializer
 from kbsite.webhooks.models import WebhookDelivery, WebhookEndpoint
 from kbsite.webhooks.services import delivery_redeliver
@@ -26,6 +27,7 @@ TAGS = ["webhooks"]
     destroy=extend_schema(tags=TAGS),
 )
 class WebhookEndpointViewSet(
+    ReplicaReadsMixin,
     mixins.ListModelMixin,
     mixins.CreateModelMixin,
     mixins.RetrieveModelMixin,

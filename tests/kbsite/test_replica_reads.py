@@ -1,0 +1,118 @@
+"""Which API requests read from a replica, and where the ORM sends reads and writes (the real replica:
+``test_replicas.py``)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connections
+from django.db.backends.postgresql.base import DatabaseWrapper
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIRequestFactory
+from rest_framework.views import APIView
+
+from benchmarks.harness import free_port
+from kbsite import replicas
+from kbsite.api.replica_reads import ReplicaReadsMixin
+from kbsite.models import Bot, WriteMark
+from memories.api.kbs import KnowledgeBaseViewSet
+from memories.api.tools import ToolCallView
+from memories.models import Memory
+from tests.factories import MemoryFactory
+
+
+def _api_views(patterns, prefix=""):
+    for pattern in patterns:
+        if isinstance(pattern, URLResolver):
+            yield from _api_views(pattern.url_patterns, prefix + str(pattern.pattern))
+        elif isinstance(pattern, URLPattern):
+            view = getattr(pattern.callback, "cls", None)
+            ours = view is not None and view.__module__.split(".")[0] in ("kbsite", "memories", "knowledge")
+            if ours and issubclass(view, APIView):  # not the API's root or its schema pages: they read no rows
+                yield prefix + str(pattern.pattern), view
+
+
+def test_every_api_view_reads_from_replicas_and_marks_its_writes():
+    views = dict(_api_views(get_resolver().url_patterns))
+    assert len(views) > 20
+    missing = sorted(path for path, view in views.items() if not issubclass(view, ReplicaReadsMixin))
+    assert missing == [], "API views that would read every request from the primary and leave no write mark"
+
+
+@pytest.mark.parametrize(
+    ("view", "method", "kwargs", "action", "reads"),
+    [
+        (KnowledgeBaseViewSet, "post", {}, "recall", True),
+        (KnowledgeBaseViewSet, "post", {}, "ask", True),
+        (KnowledgeBaseViewSet, "get", {}, "list", True),
+        (KnowledgeBaseViewSet, "post", {}, "messages", False),
+        (KnowledgeBaseViewSet, "patch", {}, "partial_update", False),
+        (ToolCallView, "post", {"name": "memory_search"}, None, True),
+        (ToolCallView, "post", {"name": "memory_add"}, None, False),
+        (ToolCallView, "post", {"name": "memory_forget"}, None, False),
+    ],
+)
+def test_a_request_reads_from_a_replica_only_when_it_changes_nothing(view, method, kwargs, action, reads):
+    request = getattr(APIRequestFactory(), method)("/")
+    instance = view()
+    instance.request, instance.kwargs, instance.action = request, kwargs, action
+    assert instance.reads_only(request) is reads
+
+
+@pytest.mark.django_db
+def test_the_orm_reads_where_the_request_reads_and_always_writes_on_the_primary(settings, bot):
+    settings.DATABASE_REPLICAS = []  # no replica: no statement, the primary
+    router = replicas.ReplicaRouter()
+    assert router.db_for_read(Memory) == "default"
+    token = replicas._reading.set("replica1")
+    try:
+        assert router.db_for_read(Memory) == "replica1"
+        assert replicas.reading_from() == "replica1"
+        assert router.db_for_write(Memory) == "default"
+        assert router.db_for_write(Bot, instance=bot) == "default"
+    finally:
+        replicas._reading.reset(token)
+    assert router.allow_migrate("replica1", "memories") is False
+    assert router.allow_migrate("default", "memories") is True
+    replicas.written(bot.pk)  # without replicas: nothing, not even the table's statement
+    assert not WriteMark.objects.exists()
+
+
+@pytest.fixture
+def dead_replica(settings, monkeypatch):
+    """A replica alias whose server is gone (nothing listens on its port), routed to as a replica."""
+    # Made here, not in DATABASES: a connection Django's test case did not set up, which it allows.
+    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict, "PORT": free_port()}, "replica1")
+    settings.DATABASE_REPLICAS = ["replica1"]
+    settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
+    monkeypatch.setattr(replicas, "_down_until", {})
+    yield "replica1"
+    if hasattr(connections._connections, "replica1"):
+        connections["replica1"].close()
+        delattr(connections._connections, "replica1")
+
+
+@pytest.mark.django_db
+def test_a_replica_that_fails_mid_request_leaves_the_read_to_the_primary_with_no_error(
+    api, kb, dead_replica, monkeypatch
+):
+    MemoryFactory(kb=kb, text="Alice lives in Lisbon.")
+    # Chosen as if its replay check had passed: the view's own queries are the first to find it gone.
+    monkeypatch.setattr(replicas, "_chosen", lambda bot_id: dead_replica)
+    listed = api.get(f"/api/v1/kbs/{kb.name}/memories/")
+    assert listed.status_code == 200, listed.text
+    assert [m["text"] for m in listed.json()["results"]] == ["Alice lives in Lisbon."]
+    assert replicas._down_until[dead_replica] > 0  # left alone for REPLICA_DOWN_SECONDS
+    assert replicas.reading_from() == "default"
+
+
+@pytest.mark.django_db
+def test_a_replica_that_refuses_its_check_serves_nothing_and_the_bots_writes_leave_their_mark(api, kb, dead_replica):
+    assert api.patch(f"/api/v1/kbs/{kb.name}/", json={"description": "notes"}).status_code == 200
+    mark = WriteMark.objects.get(bot=api.bot)
+    assert mark.lsn.count("/") == 1  # a pg_lsn, e.g. 0/1A2B3C4
+    assert api.get(f"/api/v1/kbs/{kb.name}/").json()["description"] == "notes"
+    assert replicas._down_until[dead_replica] > 0
+    # A read leaves no mark of its own.
+    before = WriteMark.objects.get(bot=api.bot).lsn
+    assert api.get(f"/api/v1/kbs/{kb.name}/memories/").status_code == 200
+    assert WriteMark.objects.get(bot=api.bot).lsn == before
