@@ -49,8 +49,8 @@ class Server:
     def replica(self, data: Path) -> Server:
         """A streaming replica of this server (``pg_basebackup -R``), started."""
         replica = Server(data)
-        basebackup = [str(BIN / "pg_basebackup"), "-D", str(data), "-R", "-h", "127.0.0.1", "-p", str(self.port)]
-        self.run(*basebackup, "-U", "kbsite")
+        basebackup = [str(BIN / "pg_basebackup"), "-D", str(data), "-R", "--checkpoint=fast", "-h", "127.0.0.1"]
+        self.run(*basebackup, "-p", str(self.port), "-U", "kbsite")
         replica.start()
         return replica
 
