@@ -1,9 +1,13 @@
 """Scale-out for real: the product on an external PostgreSQL with two separate worker clusters, as two machines.
 
 Starts a fresh Debian PostgreSQL server with pgvector (installed by ``benchmarks/external_postgres.sh``; ``make
-scale-out`` runs both), the web server and two ``manage.py qcluster`` processes that share nothing but the database,
-as two machines would. A bot posts a few thousand turns over HTTP from several threads; the run waits until every
-session's cursor has passed its last turn and prints what it proves:
+scale-out`` runs both), a streaming replica of it (``pg_basebackup -R``), the web server reading from the replica
+(``DATABASE_REPLICA_URLS``) and two ``manage.py qcluster`` processes that share nothing but the database, as two
+machines would. A bot posts a few thousand turns over HTTP from several threads while another recalls and reads
+the context block; half-way through the posts the replica is killed. The run waits until every session's cursor
+has passed its last turn and prints what it proves:
+
+- the replica served reads (its own count of transactions) and killing it cost no read a 5xx;
 
 - every turn was stored once and extracted (each session's cursor is past its last turn);
 - no turn was extracted twice: the turns the extraction runs read add up to the turns posted, and no turn is the
@@ -19,6 +23,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -39,27 +44,34 @@ CITIES = ["Lyon", "Porto", "Gdansk", "Bergen", "Ghent", "Turin", "Leeds", "Graz"
 def run() -> None:
     server = Postgres(WORK / "pgdata")
     server.start()
-    web, clusters = None, []
+    web, clusters, replica = None, [], None
     try:
-        env = product_env(server.url)
+        replica = server.replica(WORK / "replica")
+        env = {**product_env(server.url), "DATABASE_REPLICA_URLS": replica.url}
         manage(env, "migrate", "--verbosity", "0")
         # Its posts come from several threads at once, faster than a new bot's 600 a minute.
         unlimited = {**env, "BOT_REQUESTS_PER_MINUTE": "1000000"}
         key = manage(unlimited, "create_bot", "scale", "--kb", "chat", "--quiet").strip().splitlines()[-1]
+        reader_key = manage(unlimited, "create_bot", "reader", "--kb", "chat", "--quiet").strip().splitlines()[-1]
         web = Process.web(env)
         clusters = [Process.cluster(env, n) for n in (1, 2)]
         web.wait_http()
         started = time.monotonic()
-        posted = post_turns(web.url, key)
+        with Reader(web.url, reader_key) as reader:
+            posted = post_turns(web.url, key, halfway=lambda: replica_kill(replica, reader))
         post_seconds = time.monotonic() - started
         print(f"posted {posted} turns in {SESSIONS} sessions over HTTP in {post_seconds:.1f} s", flush=True)
+        posted += reader.posted  # its turns are processed as the others are
         done_seconds = wait_extracted(server.url, started)
-        report(server.url, posted, done_seconds, clusters)
+        reads_ok = reader.report()
+        report(server.url, posted, done_seconds, clusters, reads_ok)
     finally:
         for process in [web, *clusters]:
             if process:
                 process.stop()
-        server.stop()
+        for pg in (replica, server):
+            if pg:
+                pg.stop()
 
 
 def product_env(database_url: str) -> dict:
@@ -108,16 +120,40 @@ class Postgres:
         if os.geteuid() == 0:
             shutil.chown(self.data, "postgres", "postgres")
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "kbsite", "--auth=trust", "-E", "UTF8")
-        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
-        log = str(self.data / "server.log")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", log, "-w", "start")
+        self._start()
         with psycopg.connect(self.url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
             conn.execute("CREATE DATABASE kbsite")
             version = conn.execute("SELECT version()").fetchone()[0]
         print(f"external server: {version.split(',')[0]} on port {self.port}", flush=True)
 
-    def stop(self) -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+    def _start(self) -> None:
+        options = f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        log = str(self.data / "server.log")
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", log, "-w", "start")
+
+    def replica(self, data: Path) -> Postgres:
+        """A streaming replica of this server (``pg_basebackup -R``, the same binaries), started."""
+        replica = Postgres(data)
+        data.mkdir(mode=0o700)
+        if os.geteuid() == 0:
+            shutil.chown(data, "postgres", "postgres")
+        source = ["-h", "127.0.0.1", "-p", str(self.port), "-U", "kbsite"]
+        self._run(str(self.bin / "pg_basebackup"), "-D", str(data), "-R", "--checkpoint=fast", *source)
+        replica._start()
+        print(f"streaming replica on port {replica.port}", flush=True)
+        return replica
+
+    def stop(self, mode: str = "fast") -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def memory_reads(self) -> int:
+        """Scans of the memory and turn tables this server has run (a replica counts only the reads it served)."""
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            return conn.execute(
+                """SELECT coalesce(sum(coalesce(seq_scan, 0) + coalesce(idx_scan, 0)), 0)::bigint
+                   FROM pg_stat_user_tables WHERE relname IN ('memories_memory', 'memories_message')"""
+            ).fetchone()[0]
 
 
 class Process:
@@ -183,7 +219,65 @@ def turn_text(session: int, turn: int) -> str:
     return f"I went {topic} with my friend Member{session}x{turn} in {city} last weekend, {turn} times this year."
 
 
-def post_turns(url: str, key: str) -> int:
+def replica_kill(replica: Postgres, reader: Reader) -> None:
+    reader.served_by_replica = replica.memory_reads()
+    reader.reads_before_kill = reader.reads
+    replica.stop("immediate")
+    print(f"replica killed after {reader.reads} reads", flush=True)
+
+
+class Reader:
+    """Another bot reading while the posts go on: recall and the context block in turn, each answer's status
+    counted. It wrote its own turns before the load (``reader_start``): its reads may go to the replica as soon as
+    the replica has replayed them, while the posting bot's go to the primary until the replica replays each of its
+    writes."""
+
+    QUERIES = ["Where did I go hiking?", "Who went sailing with me?", "What did I bake last weekend?"]
+
+    def __init__(self, url: str, key: str):
+        self.url, self.key, self.reads, self.statuses = url, key, 0, {}
+        self.served_by_replica = self.reads_before_kill = 0
+        self.stopping = threading.Event()
+
+    def __enter__(self) -> Reader:
+        with requests.Session() as http:
+            http.headers["Authorization"] = f"Bearer {self.key}"
+            messages = [{"external_id": f"r-t{t}", "speaker": "reader", "content": turn_text(0, t)} for t in range(10)]
+            answer = http.post(f"{self.url}/api/v1/kbs/chat/messages/", json={"session_id": "r", "messages": messages})
+            answer.raise_for_status()
+            self.posted = answer.json()["accepted"]
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=60)
+
+    def _read(self) -> None:
+        with requests.Session() as http:
+            http.headers["Authorization"] = f"Bearer {self.key}"
+            while not self.stopping.is_set():
+                query = self.QUERIES[self.reads % len(self.QUERIES)]
+                if self.reads % 2:
+                    answer = http.get(f"{self.url}/api/v1/context/", params={"query": query}, timeout=60)
+                else:
+                    answer = http.post(f"{self.url}/api/v1/kbs/chat/recall/", json={"query": query}, timeout=60)
+                self.statuses[answer.status_code] = self.statuses.get(answer.status_code, 0) + 1
+                self.reads += 1
+
+    def report(self) -> bool:
+        failed = sum(n for status, n in self.statuses.items() if status >= 500)
+        print(
+            f"reads during the load: {self.reads} (recall and context in turn), "
+            f"statuses {dict(sorted(self.statuses.items()))}; {self.reads - self.reads_before_kill} of them after "
+            f"the replica was killed; 5xx: {failed}"
+        )
+        print(f"reads of the memory tables on the replica before it was killed: {self.served_by_replica}")
+        return failed == 0 and self.served_by_replica > 0 and self.reads > self.reads_before_kill
+
+
+def post_turns(url: str, key: str, halfway=None) -> int:
     def post(session: int) -> int:
         sent = 0
         with requests.Session() as http:
@@ -202,7 +296,10 @@ def post_turns(url: str, key: str) -> int:
         return sent
 
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        return sum(pool.map(post, range(SESSIONS)))
+        first = sum(pool.map(post, range(SESSIONS // 2)))
+        if halfway:
+            halfway()
+        return first + sum(pool.map(post, range(SESSIONS // 2, SESSIONS)))
 
 
 def wait_extracted(database_url: str, started: float) -> float:
@@ -222,7 +319,7 @@ def wait_extracted(database_url: str, started: float) -> float:
     raise SystemExit(f"turns were still waiting after {WAIT_SECONDS} s")
 
 
-def report(database_url: str, posted: int, seconds: float, clusters: list[Process]) -> None:
+def report(database_url: str, posted: int, seconds: float, clusters: list[Process], reads_ok: bool) -> None:
     with psycopg.connect(database_url) as conn:
         stored, sessions = conn.execute("SELECT count(*), count(DISTINCT session_id) FROM memories_message").fetchone()
         runs = conn.execute(
@@ -247,7 +344,7 @@ def report(database_url: str, posted: int, seconds: float, clusters: list[Proces
     print(f"extraction runs: {len(runs)}; turns they read: {read} (posted {posted}); failed jobs: {failed}")
     print(f"turns read per cluster: {', '.join(str(n) for n in per_cluster)} (workers still alive at the end)")
     print(f"turns that are the source of memories: {with_memory}; of them written by two runs: {twice}")
-    ok = stored == posted and read == posted and twice == 0 and failed == 0 and all(per_cluster)
+    ok = stored == posted and read == posted and twice == 0 and failed == 0 and all(per_cluster) and reads_ok
     print("every turn processed exactly once" if ok else "FAILED: see the figures above", flush=True)
     if not ok:
         raise SystemExit(1)
