@@ -37,12 +37,20 @@ class ReplicaReadsMixin:
                 exc = again
         return super().handle_exception(exc)
 
+    def dispatch(self, request, *args, **kwargs):
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        finally:
+            # Whatever the view raised: a thread that serves one request after another (WSGI) must not carry
+            # this one's replica into the next.
+            if self._replica_token is not None:
+                replicas.reading_end(self._replica_token)
+                self._replica_token = None
+
     def finalize_response(self, request, response, *args, **kwargs):
-        if self._replica_token is not None:
-            replicas.reading_end(self._replica_token)
-            self._replica_token = None
-        elif (
-            replicas.configured()
+        if (
+            self._replica_token is None
+            and replicas.configured()
             and response.status_code < 400
             and request.method not in permissions.SAFE_METHODS
             and isinstance(getattr(request, "user", None), Bot)

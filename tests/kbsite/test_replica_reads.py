@@ -116,3 +116,28 @@ def test_a_replica_that_refuses_its_check_serves_nothing_and_the_bots_writes_lea
     before = WriteMark.objects.get(bot=api.bot).lsn
     assert api.get(f"/api/v1/kbs/{kb.name}/memories/").status_code == 200
     assert WriteMark.objects.get(bot=api.bot).lsn == before
+
+
+@pytest.mark.django_db
+def test_the_dashboard_and_the_health_check_say_a_replica_is_down_and_the_process_stays_healthy(
+    admin_client, client, dead_replica
+):
+    page = admin_client.get("/admin/").content.decode()
+    table = page[page.index('<table id="replicas">') :]
+    assert "replica1" in table and "down</strong>: its reads go to the primary" in table
+    health = client.get("/api/health/")
+    assert health.status_code == 200
+    assert health.json()["replicas"] == [{"name": "replica1", "status": "down", "lag_bytes": None, "lag_seconds": None}]
+
+
+@pytest.mark.django_db
+def test_a_view_that_raises_leaves_no_replica_to_the_next_request_of_its_thread(api, kb, dead_replica, monkeypatch):
+    monkeypatch.setattr(replicas, "_chosen", lambda bot_id: dead_replica)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("a bug in a view")
+
+    monkeypatch.setattr(KnowledgeBaseViewSet, "retrieve", crash)
+    with pytest.raises(RuntimeError):
+        api.get(f"/api/v1/kbs/{kb.name}/")
+    assert replicas.reading_from() == "default"
