@@ -28,8 +28,8 @@ BENCHMARKS = [
     "usage",
 ]
 # Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it);
-# the soak runs for 10 minutes.
-ON_REQUEST = ["scale_out", "soak"]
+# the soak runs for 10 minutes; growth loads 4 million memories and a million turns.
+ON_REQUEST = ["scale_out", "soak", "growth"]
 # A benchmark's own options that take a value (read by the benchmark from sys.argv).
 VALUED_OPTIONS = {"--minutes", "--cases"}
 

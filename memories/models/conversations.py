@@ -89,6 +89,11 @@ class Message(models.Model):
             GinIndex(fields=["search_vector"], name="message_fts_gin", condition=Q(embedding__isnull=False)),
             # The searched turns of a KB, compared exactly (an end user's few, or a KB's).
             models.Index(fields=["kb", "session"], name="message_searched", condition=Q(embedding__isnull=False)),
+            # The searched turns outside the HNSW index, by session: a user's turns, compared exactly, read without
+            # the shared turns of the KB's index (277 ms with 100,000 shared turns; 0.5 ms so).
+            models.Index(
+                fields=["session"], name="message_exact", condition=Q(embedding__isnull=False, in_vector_index=False)
+            ),
             HnswIndex(
                 name="message_embedding_hnsw",
                 fields=["embedding"],

@@ -15,10 +15,27 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Lookup, Q, QuerySet
 
 from memories.models import Insight, Memory, Message, Session
 from memories.models.querysets import visible_to
+
+
+class AnyOf(Lookup):
+    """``session__any_of=<queryset>``: ``session_id = ANY(ARRAY(subquery))``, the subquery's rows computed once, as
+    an array the turns' index on their session is probed with. ``IN (subquery)`` let the planner merge-join the
+    subquery against that whole index: for a user's turns (their sessions and the shared ones) it read every turn
+    of the KB's other users, in session order, before reaching theirs (888 ms with 1,000,000 turns; 1.7 ms so)."""
+
+    lookup_name = "any_of"
+
+    def as_sql(self, compiler, connection):
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)  # "(SELECT …)"
+        return f"{lhs} = ANY(ARRAY{rhs})", [*lhs_params, *rhs_params]
+
+
+Message._meta.get_field("session").register_lookup(AnyOf)
 
 
 @dataclass(frozen=True)
@@ -66,7 +83,9 @@ class Scope:
         sessions = Session.objects.filter(kb_id__in=self.kb_ids).filter(visible_to(self.end_user_id))
         if self.exclude_session:
             sessions = sessions.exclude(external_id=self.exclude_session)
-        turns = Message.objects.filter(kb_id__in=self.kb_ids, embedding__isnull=False, session__in=sessions)
+        turns = Message.objects.filter(
+            kb_id__in=self.kb_ids, embedding__isnull=False, session__any_of=sessions.order_by().values("pk")
+        )
         links = Memory.source_messages.through.objects.filter(memory__in=self._memories_out())
         turns = turns.exclude(pk__in=links.values("message_id"))
         if self.as_of:

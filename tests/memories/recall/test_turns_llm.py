@@ -163,9 +163,8 @@ def test_a_large_kbs_shared_turns_are_searched_through_the_vector_index(api, kb,
     assert any("Brompton" in r["text"] for r in mine)
 
     with connection.cursor() as cursor:
-        # A table this small is sorted faster than it is searched: the plan is asked for without that choice.
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
+        # A table this small is sorted faster than it is searched: recall's own settings walk the index.
+        cursor.execute(vector.ANN_SETTINGS, ["40", "1000"])
         in_scope = "memories_message.in_vector_index AND memories_message.kb_id = %s"
         sql = vector._nearest_sql("memories_message", in_scope)
         stored = Message.objects.exclude(embedding=None).values_list("embedding", flat=True)[0]
