@@ -150,7 +150,10 @@ def _tables(scope: Scope, memories: bool, insights: bool, turns: bool = False) -
     if scope.end_user_id is None:
         return _compiled(scope, memories, insights, turns)
     shape = _compiled(replace(scope, end_user_id=USER_SLOT), memories, insights, turns)
-    return tuple(table.for_user(USER_SLOT, scope.end_user_id) for table in shape)
+    shared = _compiled(replace(scope, end_user_id=None), memories, insights, turns)
+    return tuple(
+        table.for_user(USER_SLOT, scope.end_user_id, shared=common) for table, common in zip(shape, shared, strict=True)
+    )
 
 
 # No row has this id: it only marks where the end user's id goes in a compiled scope.

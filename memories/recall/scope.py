@@ -122,13 +122,16 @@ class Table:
     params: tuple
     in_index: str
     exact: bool = True  # whether rows outside the index may be in scope
+    # For an end user's scope: the same table's shared rows only, whose word counts every user of the KBs shares.
+    shared: Table | None = None
 
-    def for_user(self, slot: int, end_user_id: int) -> Table:
-        """This table with the end user's id where its scope was compiled with the stand-in ``slot``."""
+    def for_user(self, slot: int, end_user_id: int, shared: Table | None = None) -> Table:
+        """This table with the end user's id where its scope was compiled with the stand-in ``slot``, and
+        ``shared``: its scope of the shared rows."""
         params = tuple(end_user_id if isinstance(p, int) and p == slot else p for p in self.params)
         if params == self.params:
             raise ValueError("the scope was not compiled for an end user")
-        return replace(self, params=params)
+        return replace(self, params=params, shared=shared)
 
     @classmethod
     def of(cls, queryset: QuerySet, type_: str, end_user_id: int | None = None) -> Table:
