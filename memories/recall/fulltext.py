@@ -127,7 +127,7 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
         if stats_kb_ids and table.type == "memory" and len(codes) == 1:
             cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now, codes[0]))
         known.append(cached)
-    _saturated_by_shared(tables, terms, known, stats_kb_ids, codes, now)
+    _common_in_shared(tables, terms, known, stats_kb_ids, codes, now)
     counts, params = [], []
     for index, (table, found) in enumerate(zip(tables, known, strict=True)):
         for term in terms:
@@ -151,18 +151,21 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
     return known
 
 
-def _saturated_by_shared(tables, terms, known, stats_kb_ids, codes, now) -> None:
-    """An end user's scope holds the shared rows: a word their shared rows alone hold DF_CAP times is as common in
-    the user's scope, and is not counted there again. The shared rows' counts are the same for every user of the
-    KBs, so they are kept a while per process (the user's are not). With 100,000 shared turns, counting a common
-    word ("show", "go") in each user's scope took 100-160 ms of a recall. Only where the shared rows are that many."""
+def _common_in_shared(tables, terms, known, stats_kb_ids, codes, now) -> None:
+    """Where an end user's scope holds many shared rows (DF_CAP or more), a word those shared rows hold
+    DF_CACHE_MIN times or more takes their count, and is not counted again over the user's scope. The shared rows'
+    counts are the same for every user of the KBs and are kept a while per process; a user's scope is counted
+    anew for each user. A user's own rows (a few hundred) barely move such a word's rarity, while a word rare
+    in the shared rows, such as a name only the user's rows hold, is still counted over the user's scope.
+    With 100,000 shared turns, counting common words ("work", "show", "go") over each user's scope took up to
+    160 ms of a recall: the count read the user's and shared sessions' turns through their index."""
     for table, found in zip(tables, known, strict=True):
         missing = [term for term in terms if term not in found]
         shared = table.shared
         if not missing or shared is None or _scope_size(shared.name, shared.where, list(shared.params))[0] < DF_CAP:
             continue
         counted = _known_counts([shared], missing, stats_kb_ids, codes)[0]
-        found.update({term: counted[term] for term in missing if counted[term][1] >= DF_CAP})
+        found.update({term: counted[term] for term in missing if counted[term][1] >= DF_CACHE_MIN})
 
 
 def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float, code: str) -> dict[str, tuple[str, int, float]]:
