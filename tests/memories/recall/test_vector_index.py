@@ -115,3 +115,25 @@ def test_near_duplicates_of_an_indexed_kb_are_found_on_both_sides_of_the_index(a
     Memory.objects.filter(pk=added.pk).update(embedding=embeddings.embed([added.text])[0])
     post(api, [turn("t3", "I am allergic to peanuts."), turn("t4", "I adopted a golden-retriever puppy last spring.")])
     assert len(in_index(kb)) == 3  # both new facts were near-duplicates
+
+
+def test_a_recall_narrower_than_its_kbs_index_does_not_count_the_kb_again(api, kb):
+    """A scope with fewer rows in the index than the KB's size promised (here: two preferences among 70 facts)
+    scans the index again; the KB's size stays known, not counted again by every such recall."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for n in range(70):
+        Memory.objects.create(kb=kb, text=f"Caroline planted {n} tulips in the garden.", in_vector_index=True)
+    for text in ("Caroline prefers tea to coffee.", "Caroline likes quiet mornings."):
+        Memory.objects.create(kb=kb, text=text, kind="preference", in_vector_index=True)
+    services.memories_embed_missing()
+    KnowledgeBase.objects.filter(pk=kb.pk).update(vector_index=True)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")  # the table's size known, as on a server
+    asked = {"query": "What does she drink?", "k": 5, "kinds": ["preference"]}
+    assert api.post("/api/v1/kbs/notes/recall/", json=asked).status_code == 200
+    with CaptureQueriesContext(connection) as ctx:
+        answer = api.post("/api/v1/kbs/notes/recall/", json=asked)
+    assert answer.json()["results"][0]["text"] == "Caroline prefers tea to coffee."
+    assert not [q for q in ctx.captured_queries if "reltuples" in q["sql"]], "the KB's size was counted again"
