@@ -149,9 +149,6 @@ class ReplicaState:
     lag_bytes: int | None = None  # WAL the primary has written that it has not replayed
     lag_seconds: float | None = None  # 0 when caught up; else the age of the last transaction it replayed
 
-    def as_dict(self) -> dict:
-        return {"name": self.name, "status": self.status, "lag_bytes": self.lag_bytes, "lag_seconds": self.lag_seconds}
-
 
 def replica_states() -> list[ReplicaState]:
     """Each configured replica's state, measured now (a statement on the primary and one on each replica)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.db import connection
 from django.http import JsonResponse
 
@@ -22,5 +24,5 @@ def health(request):
         return JsonResponse({"status": "down", "detail": f"database: {exc}"}, status=503)
     answer = {"status": "ok", "warm": warm.is_set(), "mode": "llm" if llm.is_configured() else "offline"}
     if replicas.configured():
-        answer["replicas"] = [state.as_dict() for state in replicas.replica_states()]
+        answer["replicas"] = [asdict(state) for state in replicas.replica_states()]
     return JsonResponse(answer)

@@ -52,7 +52,6 @@ class ReplicaReadsMixin:
             self._replica_token is None
             and replicas.configured()
             and response.status_code < 400
-            and request.method not in permissions.SAFE_METHODS
             and isinstance(getattr(request, "user", None), Bot)
             and not self.reads_only(request)
         ):

@@ -127,7 +127,7 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
         if stats_kb_ids and table.type == "memory" and len(codes) == 1:
             cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now, codes[0]))
         known.append(cached)
-    _common_in_shared(tables, terms, known, stats_kb_ids, codes, now)
+    _common_in_shared(tables, terms, known, stats_kb_ids, codes)
     counts, params = [], []
     for index, (table, found) in enumerate(zip(tables, known, strict=True)):
         for term in terms:
@@ -151,7 +151,7 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
     return known
 
 
-def _common_in_shared(tables, terms, known, stats_kb_ids, codes, now) -> None:
+def _common_in_shared(tables, terms, known, stats_kb_ids, codes) -> None:
     """Where an end user's scope holds many shared rows (DF_CAP or more), a word those shared rows hold
     DF_CACHE_MIN times or more takes their count, and is not counted again over the user's scope. The shared rows'
     counts are the same for every user of the KBs and are kept a while per process; a user's scope is counted

@@ -34,7 +34,8 @@ ADJACENT_TURNS_SQL = """
     ) adj
     JOIN memories_memory_source_messages l2 ON l2.message_id = adj.id
     WHERE l2.memory_id <> src.hit"""
-IN_SCOPE_SQL = "SELECT memories_memory.id FROM memories_memory WHERE memories_memory.id = ANY(%s) AND {where}"
+# Which of the neighbours found are in the searched table's scope, by id.
+IN_SCOPE_SQL = "SELECT {table}.id FROM {table} WHERE {table}.id = ANY(%s) AND {where}"
 
 
 def conversation_context(fusion: Fusion, memories: Table) -> None:
@@ -43,28 +44,18 @@ def conversation_context(fusion: Fusion, memories: Table) -> None:
     An answer is often split across a question and its reply; the memories of the neighbours of the best
     direct matches are fused in, each at the rank of the match it neighbours ("context").
     """
-    ranked = [key for key in fusion.ranked() if key[0] == "memory"][:CONTEXT_SEEDS]
-    if not ranked:
-        return
-    rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
-    with reads.cursor() as cursor:
-        cursor.execute(ADJACENT_TURNS_SQL, [[pk for _, pk in ranked]])
-        pairs = cursor.fetchall()
-        if not pairs:
-            return
-        cursor.execute(IN_SCOPE_SQL.format(where=memories.where), [list({n for _, n in pairs}), *memories.params])
-        in_scope = {row[0] for row in cursor.fetchall()}
-    for hit, neighbour in pairs:
-        if neighbour in in_scope:
-            fusion.add_at(("memory", neighbour), rank=rank_of[hit], weight=CONTEXT_WEIGHT, signal="context")
+    _context_fuse(fusion, memories, ADJACENT_TURNS_SQL)
 
 
+# The searched turns next to each seed turn; their scope is checked by id afterwards, as the memories' is: joined
+# to the scope, the planner read every turn of the user's and the shared sessions (100,000 shared turns: 253 ms)
+# to keep 39.
 ADJACENT_SEARCHED_TURNS_SQL = """
     WITH seed AS (
-        SELECT s.key, s.mid, msg.session_id
-        FROM unnest(%s::bigint[], %s::bigint[]) AS s(key, mid) JOIN memories_message msg ON msg.id = s.mid
+        SELECT s.mid, msg.session_id
+        FROM unnest(%s::bigint[]) AS s(mid) JOIN memories_message msg ON msg.id = s.mid
     )
-    SELECT DISTINCT seed.key, adj.id
+    SELECT DISTINCT seed.mid, adj.id
     FROM seed
     CROSS JOIN LATERAL (
         (SELECT m.id FROM memories_message m WHERE m.session_id = seed.session_id AND m.id < seed.mid
@@ -74,29 +65,32 @@ ADJACENT_SEARCHED_TURNS_SQL = """
          ORDER BY m.id ASC LIMIT 1)
     ) adj
     WHERE adj.id <> seed.mid"""
-# The neighbours' scope is checked by id, as the memories' is: joined to the scope, the planner read every turn of
-# the user's and the shared sessions (100,000 shared turns: 253 ms) to keep 39.
-TURNS_IN_SCOPE_SQL = "SELECT memories_message.id FROM memories_message WHERE memories_message.id = ANY(%s) AND {where}"
 
 
 def turn_context(fusion: Fusion, turns: Table) -> None:
     """With searched turns (recall.turns): the searched turns right before and after the best turns found, fused
     in at the rank of the turn they neighbour, as :func:`conversation_context` does for memories."""
-    ranked = [key for key in fusion.ranked() if key[0] == "turn"][:CONTEXT_SEEDS]
+    _context_fuse(fusion, turns, ADJACENT_SEARCHED_TURNS_SQL)
+
+
+def _context_fuse(fusion: Fusion, table: Table, adjacent_sql: str) -> None:
+    """The neighbours ``adjacent_sql`` finds (rows of (seed, neighbour), from the seeds' ids) of the best hits of
+    ``table``, those in its scope fused in at the rank of the seed they neighbour."""
+    ranked = [key for key in fusion.ranked() if key[0] == table.type][:CONTEXT_SEEDS]
     if not ranked:
         return
     rank_of = {key[1]: rank for rank, key in enumerate(ranked, start=1)}
-    ids = [pk for _, pk in ranked]
     with reads.cursor() as cursor:
-        cursor.execute(ADJACENT_SEARCHED_TURNS_SQL, [ids, ids])
+        cursor.execute(adjacent_sql, [[pk for _, pk in ranked]])
         pairs = cursor.fetchall()
         if not pairs:
             return
-        cursor.execute(TURNS_IN_SCOPE_SQL.format(where=turns.where), [list({n for _, n in pairs}), *turns.params])
+        in_scope_sql = IN_SCOPE_SQL.format(table=table.name, where=table.where)
+        cursor.execute(in_scope_sql, [list({n for _, n in pairs}), *table.params])
         in_scope = {row[0] for row in cursor.fetchall()}
     for seed, neighbour in pairs:
         if neighbour in in_scope:
-            fusion.add_at(("turn", neighbour), rank=rank_of[seed], weight=CONTEXT_WEIGHT, signal="context")
+            fusion.add_at((table.type, neighbour), rank=rank_of[seed], weight=CONTEXT_WEIGHT, signal="context")
 
 
 def supplements_find(direct: list[Hit], scope: Scope, kb_names: dict[int, str], *, limit: int) -> list[Hit]:

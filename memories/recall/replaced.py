@@ -59,6 +59,7 @@ def _live_successors(retired: list[int], memories: Table) -> dict[int, int]:
             at = moved
         if not live:
             return {}
-        cursor.execute(IN_SCOPE_SQL.format(where=memories.where), [list(set(live.values())), *memories.params])
+        sql = IN_SCOPE_SQL.format(table=memories.name, where=memories.where)
+        cursor.execute(sql, [list(set(live.values())), *memories.params])
         in_scope = {row[0] for row in cursor.fetchall()}
     return {start: pk for start, pk in live.items() if pk in in_scope}
