@@ -22,6 +22,12 @@ DF_CACHE_SIZE = 20000
 SMALL_SCOPE_SECONDS = 30
 BM25_K1 = 1.2
 BM25_B = 0.75
+# A word in more than this share of the scope's rows tells none of them apart: "Where does Rosa work?" asked of
+# Rosa's own memories, each of which opens on her name. Its weight is about nothing, but every row holding it
+# would join the ranked list, the newest first, above the rows that hold no word of the question at all. Scopes
+# under COMMON_FROM rows are too few to tell.
+COMMON_SHARE = 0.5
+COMMON_FROM = 20
 _df_cache: dict = {}
 _size_cache: dict = {}
 
@@ -53,8 +59,8 @@ def fts_ranked(
         # A word in at least DF_CAP memories has an IDF of about zero: it cannot rank, and would make every
         # one of those rows a candidate. A query made only of such words has no full-text list.
         stats = sorted(((q, df) for q, df in found if 0 < df < DF_CAP), key=lambda row: row[1])
-        if stats:
-            sql, params = _ranked_sql(table, stats, limit)
+        if stats and (ranked_sql := _ranked_sql(table, stats, limit)):
+            sql, params = ranked_sql
             branches.append(f"(SELECT {index} AS t, id, score FROM ({sql}) ranked_{index})")
             branch_params += params
     if not branches:
@@ -70,11 +76,14 @@ def fts_ranked(
     return ranked
 
 
-def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tuple[str, list]:
+def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tuple[str, list] | None:
     """The ranked list of one table as SQL: ``stats`` are its informative words' tsqueries and counts, rarest
-    first."""
+    first; None when every word is in most of the scope's rows (COMMON_SHARE)."""
     table, scope, params = searched.name, searched.where, list(searched.params)
     total, avg_length = _scope_size(table, scope, params)
+    stats = [(q, df) for q, df in stats if total < COMMON_FROM or df <= COMMON_SHARE * total]
+    if not stats:
+        return None
     weighted = [(q, math.log(1 + (total - df + 0.5) / (df + 0.5))) for q, df in stats]
     quotas, left = [], FTS_ROWS
     for _, df in stats:

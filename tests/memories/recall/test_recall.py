@@ -380,3 +380,17 @@ def test_a_word_the_shared_rows_make_common_is_not_counted_again_in_each_users_s
         ]
         assert counted_for_user == [], "the shared rows already made 'coffee' common"
         assert "Ottoline" in hits[0].text  # the user's own rare word still ranks
+
+
+def test_a_word_most_of_the_scope_holds_brings_no_row_into_the_full_text_list(kb):
+    """Asked of one person's memories, each opening on their name, the name tells none of them apart: the rows
+    that hold nothing else of the question stay out of the full-text list (they came in the newest first, above
+    the rows that answer), while a row with a word of the question is listed."""
+    for n in range(25):
+        remember(kb, f"Rosa: made tea and watched the rain, day {n}.")
+    ward = remember(kb, "Rosa: signed on at the Princess Alexandra, a nurse on a surgical ward.")
+    no_vectors = np.ones(384, dtype=np.float32)  # no memory is embedded: the full-text list alone decides
+    hits = recall_service.recall(
+        recall_service.RecallQuery(kbs=(kb,), text="Where is Rosa a nurse?", k=5, query_vector=no_vectors)
+    )
+    assert [h.id for h in hits if "fts" in h.signals] == [ward.pk]  # the others come as recent ones only
