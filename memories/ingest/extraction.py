@@ -17,6 +17,7 @@ from kbsite import languages
 from kbsite.ai import llm, splitting
 from knowledge import files
 from memories.ingest import grounding
+from memories.ingest.statements import statement
 from memories.text import SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
@@ -65,12 +66,20 @@ class Extraction:
 
 
 def _kind(text: str) -> str:
+    """A preference or a fact of the speaker's profile as its sentences state them (not as they ask: "Remind me
+    what I'm allergic to?"), in the language in force: a wording of the language's own, or an attribute its reader
+    finds (where one lives, works, as what). Saying how one is ("I'm so tired today") is not a profile."""
     words = languages.current().words
-    if words.PREFERENCE.search(text):
+    stated = " ".join(s for s in words.ANY_SENTENCE.split(text) if not s.rstrip().endswith("?"))
+    if words.PREFERENCE.search(stated):
         return "preference"
-    if words.PROFILE.search(text):
+    if words.PROFILE.search(stated) or any(not slot.startswith(GENERIC_SLOTS) for slot in statement(stated).slots):
         return "user_profile"
     return "fact"
+
+
+# A reader's attributes that say no more than a wording does ("is tired", "likes tea"): not a profile by themselves.
+GENERIC_SLOTS = ("is ", "likes ", "favourite ")
 
 
 # The most content words of an answer that keeps the question it answers.

@@ -56,7 +56,8 @@ NOW = re.compile(
 )
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
 PROFILE = re.compile(
-    r"\b(?:ich bin|ich heiße|ich wohne|wir wohnen|ich arbeite|geboren|umgezogen|allergi\w*|unverträglich\w*|"
+    r"\b(?:ich bin (?:jetzt )?(?:ein|eine|aus|in Rente|verheiratet|schwanger|geschieden|verlobt|\d+|(?-i:[A-ZÄÖÜ])\w*)|"
+    r"ich heiße|ich wohne|wir wohnen|ich arbeite|geboren|umgezogen|allergi\w*|unverträglich\w*|"
     r"vegetari\w*|vegan\w*|zöliakie|ich esse kein\w*)\b",
     re.I,
 )

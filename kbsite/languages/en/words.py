@@ -123,7 +123,8 @@ NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|n
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", re.I)
 PROFILE = re.compile(
-    r"\b(i am|i'm|my name|i live|i work|i was born|(?:i|we) (?:just |recently )?(?:moved|relocated)|years old|"
+    r"\b((?:i am|i'm) (?:now |still )?(?:an?|from|retired|married|engaged|divorced|single|pregnant|\d+|(?-i:[A-Z])\w*)|"
+    r"my name|i live|i work|i was born|(?:i|we) (?:just |recently )?(?:moved|relocated)|years old|"
     r"allerg\w*|intoleran\w*|vegetarian|vegan|"
     r"can't eat|cannot eat|don't eat|my diet)\b",
     re.I,

@@ -97,7 +97,9 @@ NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últim
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(?:me (?:encanta|encantan|gusta|gustan)|prefiero|odio|detesto|mi \w+ favorit[oa])\b", re.I)
 PROFILE = re.compile(
-    r"\b(?:soy|me llamo|mi nombre|vivo|vivimos|trabajo (?:en|de|como|para)|nací|me (?:he )?mudado|me mudé|"
+    r"\b(?:(?:soy|estoy) (?:jubilad\w*|casad\w*|embarazada|divorciad\w*|solter\w*|prometid\w*)|"
+    r"soy (?:un|una|de|del|\d+|(?-i:[A-ZÁÉÍÓÚÑ])\w*)|"
+    r"me llamo|mi nombre|vivo|vivimos|trabajo (?:en|de|como|para)|nací|me (?:he )?mudado|me mudé|"
     r"nos (?:hemos )?mudado|nos mudamos|tengo \d+ años|alérgic\w*|intoleran\w*|vegetarian\w*|vegan\w*|celíac\w*|"
     r"no (?:puedo|como) (?:comer )?\w+)\b",
     re.I,

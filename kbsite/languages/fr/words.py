@@ -58,7 +58,9 @@ NOW = re.compile(
 )
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
 PROFILE = re.compile(
-    r"\b(?:je suis|je m'appelle|j'habite|on habite|je travaille|né|née|déménagé|allergi\w*|intoléran\w*|"
+    r"\b(?:"
+    r"je suis (?:un|une|de|d'|retraité\w*|marié\w*|enceinte|divorcé\w*|célibataire|fiancé\w*|\d+|(?-i:[A-ZÉÈ])\w*)|"
+    r"je m'appelle|j'habite|on habite|je travaille|né|née|déménagé|allergi\w*|intoléran\w*|"
     r"végétarien\w*|végan\w*|vegan\w*|cœliaque|je ne mange pas)\b",
     re.I,
 )

@@ -54,7 +54,9 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento)\b", re.I)
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
 PROFILE = re.compile(
-    r"\b(?:sou|me chamo|chamo-me|moro|moramos|vivo|trabalho (?:na|no|em|como|de)|nasci|mudei|mudamos|"
+    r"\b(?:(?:sou|estou) (?:aposentad\w*|casad\w*|grávida|divorciad\w*|solteir\w*|noiv\w*)|"
+    r"sou (?:um|uma|de|do|da|\d+|(?-i:[A-ZÁÉÍÓÚ])\w*)|"
+    r"me chamo|chamo-me|moro|moramos|vivo|trabalho (?:na|no|em|como|de)|nasci|mudei|mudamos|"
     r"alérgic\w*|intoleran\w*|vegetarian\w*|vegan\w*|celíac\w*|não como)\b",
     re.I,
 )

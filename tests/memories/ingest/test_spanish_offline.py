@@ -45,12 +45,16 @@ def test_a_spanish_allergy_is_filed_under_the_profile_and_shown_for_a_vague_ques
     turns = [
         {"external_id": "t1", "speaker": "Inés", "content": "Soy alérgica a los frutos secos, qué rollo."},
         {"external_id": "t2", "speaker": "Inés", "content": "El domingo fuimos al mercado del puerto por la mañana."},
+        {"external_id": "t3", "speaker": "Inés", "content": "Hoy estoy agotada, no he pegado ojo."},
+        {"external_id": "t4", "speaker": "Inés", "content": "Soy profesora de química en un instituto."},
     ]
     response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": "s1", "user_id": "ines", "messages": turns})
     assert response.status_code == 202
     run_queued_tasks()
     kinds = dict(Memory.objects.values_list("text", "kind"))
     assert kinds["Inés: Soy alérgica a los frutos secos, qué rollo."] == "user_profile"
+    assert kinds["Inés: Soy profesora de química en un instituto."] == "user_profile"  # what she is
+    assert kinds["Inés: Hoy estoy agotada, no he pegado ojo."] == "fact"  # how she is today
     block = api.get("/api/v1/context/", params={"query": "¿alguna idea para cenar?", "user_id": "ines"}).json()
     about = block["context"].split("### About this user", 1)[1]
     assert "frutos secos" in about.split("###")[0]

@@ -63,6 +63,27 @@ def test_offline_extraction_files_allergies_and_diets_under_the_profile(api, kb)
     assert "allergic to shellfish" in text and "harbour" not in text
 
 
+def test_the_profile_holds_who_one_is_not_how_one_feels_today(api, kb):
+    """Offline, "About this user" is what the user states of themselves (their work, their home, a state of life
+    such as being retired, in any language it reads), not every sentence that says "I'm" ("I'm wiped out today",
+    "I'm on a roll"), nor one that asks ("Remind me what I'm allergic to?")."""
+    said = {
+        "t1": "I'm wiped out today, barely slept.",
+        "t2": "Ok i'm on a roll now lol",
+        "t3": "Remind me what I'm allergic to? filling in a form at the dentist",
+        "t4": "I'm a joiner, mostly kitchens.",
+        "t5": "I'm retired now, since the spring.",
+        "t6": "We bought a house in Leith last week!",
+    }
+    turns = [{"external_id": ref, "speaker": "Ewan", "content": text} for ref, text in said.items()]
+    api.post("/api/v1/kbs/notes/messages/", json={"session_id": "s1", "user_id": "ewan", "messages": turns})
+    run_queued_tasks()
+    kinds = {text.removeprefix("Ewan: "): kind for text, kind in Memory.objects.values_list("text", "kind")}
+    assert {text for text, kind in kinds.items() if kind == "user_profile"} == {said["t4"], said["t5"], said["t6"]}
+    profile = _context(api, "anything new?", user_id="ewan")["context"].split("### About this user")[1]
+    assert "joiner" in profile and "wiped out" not in profile.split("###")[0]
+
+
 def test_one_fact_from_two_kbs_and_a_document_is_one_entry_with_its_sources(api, kb, bot):
     work = KnowledgeBaseFactory(bot=bot, name="work")
     a = MemoryFactory(kb=kb, text="Alice is allergic to shellfish.")
