@@ -282,6 +282,11 @@ _NOT_SUBJECTS = frozenset(
     "there here so then".split()
     + _OPENERS.split()
 )
+# Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
+# to my own flat", "Signed on at the hospital").
+_NOT_AFTER_SUBJECT = frozenset(
+    "the a an my our your his her their its this that these those to in on at for with from of into by".split()
+)
 _PRONOUNS = frozenset(["she", "he", "they"])
 _FIRST_PERSON_VERBS = {
     "lives": "live", "works": "work", "is": "am", "has": "have", "does": "do", "doesn't": "don't", "likes": "like",
@@ -298,6 +303,8 @@ def _in_first_person(sentence: str) -> tuple[str, str]:
         return "", sentence
     who = match.group("who").lower()
     words = match.group("rest").split(" ")
+    if not match.group("poss") and words[0].lower() in _NOT_AFTER_SUBJECT:
+        return "", sentence  # a verb opening a sentence with no subject, as people chat: "Got the keys to…"
     if match.group("poss"):
         return ("" if who in _PRONOUNS else who), "my " + " ".join(words)
     for i, word in enumerate(words[:3]):

@@ -347,6 +347,8 @@ def test_a_common_word_ended_leaves_a_long_statement_that_merely_uses_it():
         ("Ines: ok so i moved into a houseshare in Phibsborough w three lads", {"residence": "phibsborough"}),
         ("Ines: I live by myself in the cottage in Dingle since Mam passed.", {"residence": "dingle"}),
         ("Ines: I am office manager at Kerry Group Tralee.", {"employer": "kerry group tralee"}),
+        # A verb opening the sentence is no one's name: the speaker got the keys, not someone called "Got".
+        ("Got the keys to my own flat in Drumcondra last week!", {"residence": "drumcondra"}),
     ],
 )
 def test_attributes_said_without_a_subject_or_in_short(text, slots):
