@@ -429,3 +429,36 @@ def test_ask_offline_never_answers_with_small_talk(api, notes):
     )
     assert "remember" in ask(api, "Which instrument is she learning these days?")["answer"]
     assert "lorry" in ask(api, "What does her brother do for a living now?")["answer"]
+
+
+@pytest.mark.parametrize(
+    ("code", "said", "question", "date"),
+    [
+        (
+            "de",
+            ["Die Hochzeit wird riesig, Mama plant schon seit Wochen mit.", "Die Hochzeit ist am 14. Juni in Graz."],
+            "Wann ist Jonas' Hochzeit?",
+            "14. Juni",
+        ),
+        (
+            "fr",
+            ["Le mariage va être énorme, ma mère s'en occupe déjà.", "Le mariage sera le 12 juillet à Annecy."],
+            "Quand est le mariage de Jonas ?",
+            "12 juillet",
+        ),
+        (
+            "pt",
+            ["O casamento vai ser enorme, a minha mãe já anda a tratar de tudo.", "O casamento é a 20 de dezembro."],
+            "Quando é o casamento do Jonas?",
+            "20 de dezembro",
+        ),
+    ],
+)
+def test_asked_when_in_a_language_without_readers_ask_quotes_the_statement_naming_a_date(
+    api, notes, code, said, question, date
+):
+    """German, French and Portuguese have no readers of statements, but their months are words of their own: asked
+    when, ask quotes first what names the date ("am 14. Juni"), before what only speaks of the same thing."""
+    assert api.patch("/api/v1/kbs/notes/", json={"language": code}).status_code == 200
+    say(api, "s1", *said, user="jonas")
+    assert ask(api, question, user="jonas")["answer"].startswith(said[1]), date
