@@ -1,7 +1,8 @@
 """The truth benchmark's scorer: whether a context block or an answer holds the needed fact, and whether it presents a
 replaced value as current.
 
-A text is judged in units: the block's lines (its entries), and an answer's sentences too. Matching is
+A text is judged in units: the block's lines (its entries), and an answer's sentences too (a day written with a
+period, as German writes "am 12. November", does not end one). Matching is
 case-insensitive on whole words ("cat" is not in "category").
 
 - A unit is **marked earlier** when the product says so in it: its "(earlier…)" marker (the block's
@@ -22,7 +23,7 @@ import re
 from datetime import date
 
 EARLIER = re.compile(r"\(earlier\b", re.I)
-SENTENCE = re.compile(r"(?<=[.!?])\s+")
+SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 

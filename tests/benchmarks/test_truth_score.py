@@ -52,3 +52,14 @@ def test_an_answer_is_judged_by_sentence_and_whole_words():
     assert stale_units(answer, ["Leeds"], ["Glasgow"], sentences=True) == ["Rosa lives in Leeds."]
     assert holds(answer, ["glasgow"], sentences=True)
     assert not holds("A category of its own.", ["cat"])
+
+
+def test_a_day_written_as_an_ordinal_does_not_end_a_sentence():
+    """German writes the day of a date with a period ("am 12. November"): the answer's sentence goes on past it, so
+    the date is found whole; a sentence that ends on a number followed by a capital still ends there."""
+    answer = "Jonas: mein geburtstag war am 12. november, mit 42 fühl ich mich alt. Morgen ist Montag."
+    assert holds(answer, ["12. November"], sentences=True)
+    assert holds("Wir sind seit 1. November in Augsburg.", ["1. November"], sentences=True)
+    assert stale_units("Ich wohne in Köln. Seit 2020. Berlin war davor.", ["Köln"], ["Berlin"], sentences=True) == [
+        "Ich wohne in Köln."
+    ]
