@@ -39,6 +39,18 @@ def test_small_talk_says_nothing_a_short_fact_is_kept_and_function_words_are_lef
 
 
 @pytest.mark.parametrize(
+    ("code", "question"),
+    [("de", "Welches Hobby hat sie im Moment?"), ("de", "Was macht er gerade beruflich?"),
+     ("fr", "Qu'est-ce qu'il fait ces temps-ci ?"), ("pt", "Onde trabalha de momento?")],
+)  # fmt: skip
+def test_a_question_asks_how_things_stand_now_in_its_own_words(code, question):
+    """"Im Moment", "gerade", "ces temps-ci", "de momento": the question asks how things stand now, and ask prefers
+    what was said last."""
+    with languages.override(code):
+        assert languages.current().words.NOW.search(question)
+
+
+@pytest.mark.parametrize(
     ("code", "question", "month"),
     [("de", "Was war am 3. März 2024?", 3), ("fr", "Que s'est-il passé le 3 mars 2024 ?", 3),
      ("pt", "O que houve em março de 2024?", 3)],

@@ -52,7 +52,9 @@ RELATIVE_TIME = re.compile(
     re.I,
 )
 NOW = re.compile(
-    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|noch|nicht mehr|neuerdings)\b", re.I
+    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|im moment|gerade|heutzutage|in letzter zeit|"
+    r"noch|nicht mehr|neuerdings)\b",
+    re.I,
 )
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
 PROFILE = re.compile(

@@ -54,7 +54,9 @@ RELATIVE_TIME = re.compile(
     re.I,
 )
 NOW = re.compile(
-    r"\b(?:maintenant|désormais|actuellement|en ce moment|toujours|encore|ne \w+ plus|dernièrement)\b", re.I
+    r"\b(?:maintenant|désormais|actuellement|en ce moment|ces temps-ci|ces jours-ci|"
+    r"toujours|encore|ne \w+ plus|dernièrement)\b",
+    re.I,
 )
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
 PROFILE = re.compile(

@@ -51,7 +51,9 @@ RELATIVE_TIME = re.compile(
     r"há \w+ (?:dias|semanas|meses|anos)|n[oa] (?:segunda|terça|quarta|quinta|sexta|sábado|domingo))\b",
     re.I,
 )
-NOW = re.compile(r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento)\b", re.I)
+NOW = re.compile(
+    r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
+)
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
 PROFILE = re.compile(
     r"\b(?:(?:sou|estou) (?:aposentad\w*|casad\w*|grávida|divorciad\w*|solteir\w*|noiv\w*)|"
