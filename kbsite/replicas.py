@@ -21,11 +21,15 @@ import contextvars
 import itertools
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connection, connections
 from django.utils.connection import ConnectionProxy
+
+T = TypeVar("T")
 
 _reading: contextvars.ContextVar[str] = contextvars.ContextVar("kbsite_reading", default=DEFAULT_DB_ALIAS)
 _down_until: dict[str, float] = {}
@@ -84,6 +88,24 @@ def reading_start(bot_id: int) -> contextvars.Token:
 
 def reading_end(token: contextvars.Token) -> None:
     _reading.reset(token)
+
+
+def read(bot_id: int, call: Callable[[], T]) -> T:
+    """``call()`` with its reads served by a replica that may serve ``bot_id`` (the primary when none may, and
+    without replicas); if that replica fails mid-call, ``call()`` again on the primary. For reads outside the API's
+    views (MCP's tools, the chat proxies' context block), which ReplicaReadsMixin serves the same way."""
+    if not configured():
+        return call()
+    token = reading_start(bot_id)
+    try:
+        try:
+            return call()
+        except Exception as exc:
+            if not lost(exc):
+                raise
+            return call()  # again, on the primary
+    finally:
+        reading_end(token)
 
 
 def reading_from() -> str:

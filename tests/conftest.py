@@ -378,3 +378,23 @@ def embedding_model(request, settings):
     embeddings.get_embedder.cache_clear()
     yield
     embeddings.get_embedder.cache_clear()
+
+
+@pytest.fixture
+def dead_replica(settings, monkeypatch):
+    """A replica alias whose server is gone (nothing listens on its port), routed to as a replica."""
+    from django.db import connections
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    from benchmarks.harness import free_port
+    from kbsite import replicas
+
+    # Made here, not in DATABASES: a connection Django's test case did not set up, which it allows.
+    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict, "PORT": free_port()}, "replica1")
+    settings.DATABASE_REPLICAS = ["replica1"]
+    settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
+    monkeypatch.setattr(replicas, "_down_until", {})
+    yield "replica1"
+    if hasattr(connections._connections, "replica1"):
+        connections["replica1"].close()
+        delattr(connections._connections, "replica1")

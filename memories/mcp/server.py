@@ -44,9 +44,16 @@ async def list_tools(ctx: ServerRequestContext, params: types.PaginatedRequestPa
 def tool_metered(*, caller: Caller, name: str, arguments: dict) -> dict:
     """Execute a tool as ``POST /api/v1/tools/{name}/`` does, metered the same way: one request of the bot for its
     end user (a tool may reach any of the bot's KBs: no one KB's) with what it spent; its LLM tokens count against
-    the bot's budget while it runs. A refused call (:class:`~memories.tools.ToolError`) counts nothing."""
+    the bot's budget while it runs. A refused call (:class:`~memories.tools.ToolError`) counts nothing. As there,
+    a tool that changes nothing reads from a replica that has replayed the bot's last write (and again from the
+    primary if that replica fails mid-call); one that changes something leaves the bot's mark."""
     with usage_metered(bot_id=caller.bot.pk, end_user_id=caller.end_user_id):
-        result = tools.tool_execute(caller=caller, name=name, arguments=arguments)
+        if name in tools.CHANGES:
+            result = tools.tool_execute(caller=caller, name=name, arguments=arguments)
+        else:
+            result = replicas.read(
+                caller.bot.pk, lambda: tools.tool_execute(caller=caller, name=name, arguments=arguments)
+            )
     if name in tools.CHANGES:
         replicas.written(caller.bot.pk)  # the API's next reads of this bot see what the tool changed
     return result

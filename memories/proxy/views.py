@@ -17,6 +17,7 @@ from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from kbsite import replicas
 from kbsite.ai import usage
 from kbsite.ai.embeddings import EmbeddingError
 from kbsite.api.authentication import bearer_key, key_authenticate
@@ -193,11 +194,11 @@ def _with_memory(caller: Caller, chat: ChatRequest, api: str = "chat") -> tuple[
     if not chat.query.strip() or not settings.PROXY_CONTEXT_CHARS:
         return chat.body, ""
     try:
-        block = context_build(
-            caller=caller,
-            query=chat.query,
-            session_id=chat.session_id,
-            budget_chars=settings.PROXY_CONTEXT_CHARS,
+        block = replicas.read(  # on a replica, as the API's context block: the turns are written after
+            caller.bot.pk,
+            lambda: context_build(
+                caller=caller, query=chat.query, session_id=chat.session_id, budget_chars=settings.PROXY_CONTEXT_CHARS
+            ),
         )
     except EmbeddingError:
         logger.warning("chat proxy: no memory for this request, the embedding backend failed", exc_info=True)

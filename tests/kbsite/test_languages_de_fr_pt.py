@@ -44,7 +44,7 @@ def test_small_talk_says_nothing_a_short_fact_is_kept_and_function_words_are_lef
      ("fr", "Qu'est-ce qu'il fait ces temps-ci ?"), ("pt", "Onde trabalha de momento?")],
 )  # fmt: skip
 def test_a_question_asks_how_things_stand_now_in_its_own_words(code, question):
-    """"Im Moment", "gerade", "ces temps-ci", "de momento": the question asks how things stand now, and ask prefers
+    """ "Im Moment", "gerade", "ces temps-ci", "de momento": the question asks how things stand now, and ask prefers
     what was said last."""
     with languages.override(code):
         assert languages.current().words.NOW.search(question)

@@ -4,13 +4,10 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connections
-from django.db.backends.postgresql.base import DatabaseWrapper
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from benchmarks.harness import free_port
 from kbsite import replicas
 from kbsite.api.replica_reads import ReplicaReadsMixin
 from kbsite.models import Bot, WriteMark
@@ -77,20 +74,6 @@ def test_the_orm_reads_where_the_request_reads_and_always_writes_on_the_primary(
     assert not WriteMark.objects.exists()
 
 
-@pytest.fixture
-def dead_replica(settings, monkeypatch):
-    """A replica alias whose server is gone (nothing listens on its port), routed to as a replica."""
-    # Made here, not in DATABASES: a connection Django's test case did not set up, which it allows.
-    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict, "PORT": free_port()}, "replica1")
-    settings.DATABASE_REPLICAS = ["replica1"]
-    settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
-    monkeypatch.setattr(replicas, "_down_until", {})
-    yield "replica1"
-    if hasattr(connections._connections, "replica1"):
-        connections["replica1"].close()
-        delattr(connections._connections, "replica1")
-
-
 @pytest.mark.django_db
 def test_a_replica_that_fails_mid_request_leaves_the_read_to_the_primary_with_no_error(
     api, kb, dead_replica, monkeypatch
@@ -141,3 +124,28 @@ def test_a_view_that_raises_leaves_no_replica_to_the_next_request_of_its_thread(
     with pytest.raises(RuntimeError):
         api.get(f"/api/v1/kbs/{kb.name}/")
     assert replicas.reading_from() == "default"
+
+
+def test_an_mcp_tool_that_changes_nothing_reads_from_a_replica_and_one_that_writes_never_does(
+    kb, dead_replica, monkeypatch
+):
+    """MCP's tools are the API's: memory_search reads from the replica chosen for the bot, and when that replica
+    fails mid-call, answers from the primary with no error; memory_add never asks for a replica."""
+    from kbsite.caller import Caller
+    from memories import tools
+    from memories.mcp.server import tool_metered
+
+    MemoryFactory(kb=kb, text="Alice lives in Lisbon.")
+    chosen, read_from = [], []
+    monkeypatch.setattr(replicas, "_chosen", lambda bot_id: chosen.append(bot_id) or dead_replica)
+    execute = tools.tool_execute
+    monkeypatch.setattr(
+        tools, "tool_execute", lambda **kwargs: read_from.append(replicas.reading_from()) or execute(**kwargs)
+    )
+    caller = Caller(bot=kb.bot)
+    found = tool_metered(caller=caller, name="memory_search", arguments={"query": "Lisbon", "kb": kb.name})
+    assert "Lisbon" in str(found)
+    assert chosen == [kb.bot.pk] and read_from == [dead_replica, "default"]  # the replica, then the primary
+    assert replicas.reading_from() == "default"  # nothing left to the next call of this thread
+    tool_metered(caller=caller, name="memory_add", arguments={"text": "Alice plays chess.", "kb": kb.name})
+    assert chosen == [kb.bot.pk] and read_from[-1] == "default"

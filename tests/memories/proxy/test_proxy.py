@@ -314,3 +314,25 @@ def test_responses_errors_come_back_as_the_clients_own_exceptions(client, record
         client.responses.create(model="fake-model", input="Hi", user="a b")
     assert "user_id" in raised.value.message
     assert not JobRun.objects.filter(kind="record_chat").exists()
+
+
+def test_the_context_block_of_a_proxied_chat_reads_from_a_replica(two_users, dead_replica, monkeypatch):
+    """The proxy's context block only reads: it comes from the replica chosen for the bot, as the API's block does,
+    and from the primary with no error when that replica fails mid-read (the turns are recorded afterwards, on the
+    primary)."""
+    import json
+
+    from kbsite import replicas
+    from kbsite.caller import Caller
+    from memories.proxy import views
+    from memories.proxy.requests import chat_request
+
+    alice, _ = two_users
+    chosen = []
+    monkeypatch.setattr(replicas, "_chosen", lambda bot_id: chosen.append(bot_id) or dead_replica)
+    raw = json.dumps({"model": "gpt-test", "messages": [{"role": "user", "content": "Any shellfish tonight?"}]})
+    caller = Caller(bot=alice.bot).acting_for("alice")
+    body, note = views._with_memory(caller, chat_request(raw.encode(), session_header=None, caller=caller))
+    assert chosen == [alice.bot.pk]
+    assert "Alice is allergic to shellfish." in body["messages"][0]["content"]
+    assert replicas.reading_from() == "default" and replicas._down_until[dead_replica] > 0
