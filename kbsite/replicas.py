@@ -83,7 +83,27 @@ class ReplicaRouter:
 def reading_start(bot_id: int) -> contextvars.Token:
     """Serve this context's reads from a replica that may serve ``bot_id`` (the primary if none may); give the
     token to :func:`reading_end`."""
-    return _reading.set(_chosen(bot_id))
+    alias = _chosen(bot_id)
+    if alias != DEFAULT_DB_ALIAS:
+        _failed.set("")
+        wrappers = connections[alias].execute_wrappers
+        if _watched not in wrappers:
+            wrappers.append(_watched)
+    return _reading.set(alias)
+
+
+# The replica a statement of this context failed on. Django's own mark of a failed connection (errors_occurred)
+# does not last: a transaction ended after the failure reconnects, and connecting clears it.
+_failed: contextvars.ContextVar[str] = contextvars.ContextVar("kbsite_replica_failed", default="")
+
+
+def _watched(execute, sql, params, many, context):
+    """Runs each statement on a replica's connection, keeping which replica failed at the connection's level."""
+    try:
+        return execute(sql, params, many, context)
+    except (OperationalError, InterfaceError):
+        _failed.set(context["connection"].alias)
+        raise
 
 
 def reading_end(token: contextvars.Token) -> None:
@@ -119,7 +139,7 @@ def lost(exc: BaseException) -> bool:
     alias = _reading.get()
     if alias == DEFAULT_DB_ALIAS or not isinstance(exc, (OperationalError, InterfaceError)):
         return False
-    if not connections[alias].errors_occurred:
+    if not connections[alias].errors_occurred and _failed.get() != alias:
         return False  # the primary's error, raised while reading from the replica
     _down(alias)
     _reading.set(DEFAULT_DB_ALIAS)

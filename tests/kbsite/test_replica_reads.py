@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connections
+from django.db.backends.postgresql.base import DatabaseWrapper
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
@@ -149,3 +151,46 @@ def test_an_mcp_tool_that_changes_nothing_reads_from_a_replica_and_one_that_writ
     assert replicas.reading_from() == "default"  # nothing left to the next call of this thread
     tool_metered(caller=caller, name="memory_add", arguments={"text": "Alice plays chess.", "kb": kb.name})
     assert chosen == [kb.bot.pk] and read_from[-1] == "default"
+
+
+@pytest.fixture
+def replica_of_the_test_database(settings, monkeypatch):
+    """A replica alias on a connection of its own to the test database: a server that answers until it is killed."""
+    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict}, "replica1")
+    settings.DATABASE_REPLICAS = ["replica1"]
+    settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
+    monkeypatch.setattr(replicas, "_down_until", {})
+    yield "replica1"
+    if hasattr(connections._connections, "replica1"):
+        connections["replica1"].close()
+        delattr(connections._connections, "replica1")
+
+
+def test_a_replica_killed_in_the_middle_of_a_recall_costs_no_error(
+    api, kb, replica_of_the_test_database, monkeypatch, transactional_db
+):
+    """The replica's connection dies between two statements of one recall (make scale-out's kill found it: one
+    context block in 177 answered 500). The recall's transaction, ending, connected again and so cleared Django's
+    mark of the failed connection, and the failure was taken for the primary's. It is kept by replicas' own watch
+    of their statements: the block is served again by the primary."""
+    from memories.recall import hybrid
+
+    MemoryFactory(kb=kb, text="Alice lives in Lisbon.")
+    replica = replica_of_the_test_database
+    monkeypatch.setattr(replicas, "_chosen", lambda bot_id: replica)
+    vector_ranked, killed = hybrid.vector_ranked, []
+
+    def killed_first(*args, **kwargs):
+        if not killed:  # the replica's server ends its connection, as a killed server does
+            with connections[replica].cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                killed.append(cursor.fetchone()[0])
+            with connections["default"].cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", killed)
+        return vector_ranked(*args, **kwargs)
+
+    monkeypatch.setattr(hybrid, "vector_ranked", killed_first)
+    block = api.get("/api/v1/context/", params={"query": "Where does Alice live?"})
+    assert block.status_code == 200, block.text
+    assert "Lisbon" in block.json()["context"] and killed
+    assert replicas._down_until[replica] > 0
