@@ -13,6 +13,9 @@ has passed its last turn and prints what it proves:
 - no turn was extracted twice: the turns the extraction runs read add up to the turns posted, and no turn is the
   source of memories written by two runs;
 - both clusters did work, and no job failed or was left queued or running.
+
+Then the replica is started again and, once it has caught up, recall is timed through the web tier that reads from
+it and, in turn, through a second one with no replica configured: what a read on a replica costs.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ CITIES = ["Lyon", "Porto", "Gdansk", "Bergen", "Ghent", "Turin", "Leeds", "Graz"
 def run() -> None:
     server = Postgres(WORK / "pgdata")
     server.start()
-    web, clusters, replica = None, [], None
+    web, clusters, replica, primary_web = None, [], None, None
     try:
         replica = server.replica(WORK / "replica")
         env = {**product_env(server.url), "DATABASE_REPLICA_URLS": replica.url}
@@ -64,9 +67,15 @@ def run() -> None:
         posted += reader.posted  # its turns are processed as the others are
         done_seconds = wait_extracted(server.url, started)
         reads_ok = reader.report()
+        replica._start()  # again, from where it was killed: it catches up by streaming
+        primary_web = Process.web(product_env(server.url), name="web-primary")
+        primary_web.wait_http()
+        scans = replica.memory_reads()
+        read_latency(web.url, primary_web.url, reader_key, server.url, replica.url)
+        print(f"scans of the memory tables the replica served meanwhile: {replica.memory_reads() - scans}")
         report(server.url, posted, done_seconds, clusters, reads_ok)
     finally:
-        for process in [web, *clusters]:
+        for process in [web, *clusters, primary_web]:
             if process:
                 process.stop()
         for pg in (replica, server):
@@ -167,13 +176,13 @@ class Process:
         )
 
     @classmethod
-    def web(cls, env: dict) -> Process:
+    def web(cls, env: dict, name: str = "web") -> Process:
         """The web tier as ``manage.py serve`` runs it (docs/scaling.md): the ASGI application
         under the project's gunicorn settings, two processes."""
         port = free_port()
         args = [sys.executable, "-m", "gunicorn", "kbsite.asgi:application", "--bind", f"127.0.0.1:{port}"]
         args += ["--workers", "2", "--config", "python:kbsite.gunicorn_conf"]
-        return cls("web", args, env, url=f"http://127.0.0.1:{port}")
+        return cls(name, args, env, url=f"http://127.0.0.1:{port}")
 
     @classmethod
     def cluster(cls, env: dict, number: int) -> Process:
@@ -212,6 +221,41 @@ class Process:
                 os.killpg(self.popen.pid, signal.SIGKILL)
                 print(f"  {self.name} NOT stopped 60 s after SIGTERM: killed", flush=True)
         self.log.close()
+
+
+LATENCY_ROUNDS = 100
+
+
+def read_latency(replica_web: str, primary_web: str, key: str, primary_url: str, replica_url: str) -> None:
+    """Recall through two web tiers over the same data, in turn: one reading from the replica (restarted and caught
+    up), one with no replica configured. What a read on a replica costs against one on the primary: the replay
+    check and the bot's mark are two statements more."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with psycopg.connect(primary_url, autocommit=True) as primary, psycopg.connect(replica_url) as standby:
+            wal = primary.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+            if standby.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [wal]).fetchone()[0]:
+                break
+        time.sleep(0.5)
+    # A web process leaves a replica that failed alone for REPLICA_DOWN_SECONDS (30) before it asks it again.
+    time.sleep(32)
+    timings: dict[str, list[float]] = {"replica": [], "primary": []}
+    with requests.Session() as http:
+        http.headers["Authorization"] = f"Bearer {key}"
+        for n in range(LATENCY_ROUNDS + 10):
+            for label, url in (("replica", replica_web), ("primary", primary_web)):
+                query = Reader.QUERIES[n % len(Reader.QUERIES)]
+                began = time.perf_counter()
+                answer = http.post(f"{url}/api/v1/kbs/chat/recall/", json={"query": query}, timeout=60)
+                answer.raise_for_status()
+                if n >= 10:  # the first ones warm the processes
+                    timings[label].append((time.perf_counter() - began) * 1000)
+    for label, values in timings.items():
+        values.sort()
+        print(
+            f"recall through the web tier reading from the {label}: p50 {values[len(values) // 2]:.1f} ms, "
+            f"p95 {values[int(len(values) * 0.95)]:.1f} ms ({len(values)} recalls, in turn with the other)"
+        )
 
 
 def turn_text(session: int, turn: int) -> str:
