@@ -380,17 +380,16 @@ def embedding_model(request, settings):
     embeddings.get_embedder.cache_clear()
 
 
-@pytest.fixture
-def dead_replica(settings, monkeypatch):
-    """A replica alias whose server is gone (nothing listens on its port), routed to as a replica."""
+def _replica_alias(settings, monkeypatch, **server):
+    """The alias ``replica1`` on a connection of its own to the test database's server (or to ``server``'s settings
+    instead), routed to as a replica; removed afterwards."""
     from django.db import connections
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    from benchmarks.harness import free_port
     from kbsite import replicas
 
     # Made here, not in DATABASES: a connection Django's test case did not set up, which it allows.
-    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict, "PORT": free_port()}, "replica1")
+    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict, **server}, "replica1")
     settings.DATABASE_REPLICAS = ["replica1"]
     settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
     monkeypatch.setattr(replicas, "_down_until", {})
@@ -398,3 +397,17 @@ def dead_replica(settings, monkeypatch):
     if hasattr(connections._connections, "replica1"):
         connections["replica1"].close()
         delattr(connections._connections, "replica1")
+
+
+@pytest.fixture
+def dead_replica(settings, monkeypatch):
+    """A replica alias whose server is gone (nothing listens on its port), routed to as a replica."""
+    from benchmarks.harness import free_port
+
+    yield from _replica_alias(settings, monkeypatch, PORT=free_port())
+
+
+@pytest.fixture
+def replica_of_the_test_database(settings, monkeypatch):
+    """A replica alias on a connection of its own to the test database: a server that answers until it is killed."""
+    yield from _replica_alias(settings, monkeypatch)

@@ -47,14 +47,14 @@ def tool_metered(*, caller: Caller, name: str, arguments: dict) -> dict:
     the bot's budget while it runs. A refused call (:class:`~memories.tools.ToolError`) counts nothing. As there,
     a tool that changes nothing reads from a replica that has replayed the bot's last write (and again from the
     primary if that replica fails mid-call); one that changes something leaves the bot's mark."""
+    changes = name in tools.CHANGES
+
+    def execute() -> dict:
+        return tools.tool_execute(caller=caller, name=name, arguments=arguments)
+
     with usage_metered(bot_id=caller.bot.pk, end_user_id=caller.end_user_id):
-        if name in tools.CHANGES:
-            result = tools.tool_execute(caller=caller, name=name, arguments=arguments)
-        else:
-            result = replicas.read(
-                caller.bot.pk, lambda: tools.tool_execute(caller=caller, name=name, arguments=arguments)
-            )
-    if name in tools.CHANGES:
+        result = execute() if changes else replicas.read(caller.bot.pk, execute)
+    if changes:
         replicas.written(caller.bot.pk)  # the API's next reads of this bot see what the tool changed
     return result
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from django.db import connections
-from django.db.backends.postgresql.base import DatabaseWrapper
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
@@ -151,19 +150,6 @@ def test_an_mcp_tool_that_changes_nothing_reads_from_a_replica_and_one_that_writ
     assert replicas.reading_from() == "default"  # nothing left to the next call of this thread
     tool_metered(caller=caller, name="memory_add", arguments={"text": "Alice plays chess.", "kb": kb.name})
     assert chosen == [kb.bot.pk] and read_from[-1] == "default"
-
-
-@pytest.fixture
-def replica_of_the_test_database(settings, monkeypatch):
-    """A replica alias on a connection of its own to the test database: a server that answers until it is killed."""
-    connections["replica1"] = DatabaseWrapper({**connections["default"].settings_dict}, "replica1")
-    settings.DATABASE_REPLICAS = ["replica1"]
-    settings.DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"]
-    monkeypatch.setattr(replicas, "_down_until", {})
-    yield "replica1"
-    if hasattr(connections._connections, "replica1"):
-        connections["replica1"].close()
-        delattr(connections._connections, "replica1")
 
 
 def test_a_replica_killed_in_the_middle_of_a_recall_costs_no_error(
