@@ -175,3 +175,15 @@ def test_a_large_kbs_shared_turns_are_searched_through_the_vector_index(api, kb,
 
     services.kb_clear(kb=kb)
     assert not Message.objects.filter(in_vector_index=True).exists()
+
+
+def test_a_subjects_words_are_searched_in_the_facts_not_the_turns(api, kb, fake_llm):
+    """ "Tell me about her family" searches the subject's words ("sister", "brother", ...) in the facts, which are
+    the turns' digest: a turn is found by the question's own words and meaning, never by a subject word alone
+    (over a KB's shared turns, counting a hundred such words per question was most of a slow recall)."""
+    fake_llm.reply_json(fact("Alice's sister Maya plays the cello in an orchestra.", "@1"))
+    say(api, "s1", "My sister Maya plays the cello in an orchestra.", "My brother rang about the football scores.")
+    results = recall(api, "Tell me about her family")
+    by_concept = {(r["type"], r["text"]) for r in results if "concept" in r["signals"]}
+    assert ("memory", "Alice's sister Maya plays the cello in an orchestra.") in by_concept
+    assert not [text for type_, text in by_concept if type_ == "turn"]
