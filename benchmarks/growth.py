@@ -42,7 +42,7 @@ LLM_SHARED_TURNS = 100_000
 LLM_FACTS = 10
 NOISE = 0.02  # added to a pooled vector (then normalised) so that copies are not identical points
 TURN_TYPES = ["bigint", "bigint", "varchar", "varchar", "varchar", "text", "varchar", "jsonb", "timestamptz"]
-TURN_TYPES += ["timestamptz", "vector", "boolean"]
+TURN_TYPES += ["timestamptz", "vector", "boolean", "bigint"]
 REBUILT = ("memory_fts_gin", "memory_entities_gin", "memory_kb_user_exact", "memory_kb_recent", "memory_kb_hash")
 FIRST = [
     "Nora", "Ivan", "Lea", "Omar", "Ada", "Tom", "Zoe", "Raul", "Mia", "Sven", "Ines", "Paul", "Yara", "Kai", "Eva",
@@ -171,15 +171,15 @@ def _turns_load(pool: Pool, kb, users: list[tuple[int, int]], seed: int) -> floa
         hnsw = cursor.fetchone()[0]
         cursor.execute("DROP INDEX message_embedding_hnsw")
     columns = "kb_id, session_id, external_id, role, speaker, content, language, metadata, created_at, received_at, "
-    columns += "embedding, in_vector_index"
-    plan = [(sessions[f"s-{user}"], user, False, LLM_USER_TURNS) for _, user in users]
-    plan += [(sessions[f"shared-{n}"], n, True, LLM_SHARED_TURNS // 1000) for n in range(1000)]
+    columns += "embedding, in_vector_index, end_user_id"
+    plan = [(sessions[f"s-{user}"], user, pk, LLM_USER_TURNS) for pk, user in users]
+    plan += [(sessions[f"shared-{n}"], n, None, LLM_SHARED_TURNS // 1000) for n in range(1000)]
     rows = 0
     for first in range(0, len(plan), CHUNK // LLM_USER_TURNS):
         with transaction.atomic(), vector_cursor() as cursor:
             with cursor.copy(f"COPY memories_message ({columns}) FROM STDIN WITH (FORMAT BINARY)") as copy:
                 copy.set_types(TURN_TYPES)
-                for session_id, user, shared, count in plan[first : first + CHUNK // LLM_USER_TURNS]:
+                for session_id, user, end_user, count in plan[first : first + CHUNK // LLM_USER_TURNS]:
                     conversation = user % len(pool.samples)
                     turns = pool.turns[conversation]
                     start = int(rng.integers(0, len(turns) - count))
@@ -199,7 +199,8 @@ def _turns_load(pool: Pool, kb, users: list[tuple[int, int]], seed: int) -> floa
                                 now,
                                 now,
                                 vector,
-                                shared,
+                                end_user is None,  # shared turns are in the HNSW index
+                                end_user,
                             )
                         )
                         rows += 1

@@ -59,16 +59,18 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
     with connection.cursor() as cursor:
         cursor.execute(
             """INSERT INTO memories_message
-                   (kb_id, session_id, external_id, role, speaker, content, language, metadata, created_at,
-                    received_at)
-               SELECT %s, %s, u.external_id, u.role, u.speaker, u.content, u.language, u.metadata, u.created_at, %s
-               FROM unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::varchar[], %s::jsonb[],
+                   (kb_id, session_id, end_user_id, external_id, role, speaker, content, language, metadata,
+                    created_at, received_at)
+               SELECT %s, s.id, s.end_user_id, u.external_id, u.role, u.speaker, u.content, u.language, u.metadata,
+                      u.created_at, %s
+               FROM memories_session s,
+                    unnest(%s::varchar[], %s::varchar[], %s::varchar[], %s::text[], %s::varchar[], %s::jsonb[],
                            %s::timestamptz[])
                     WITH ORDINALITY AS u(external_id, role, speaker, content, language, metadata, created_at, n)
+               WHERE s.id = %s
                ORDER BY u.n""",
             [
                 kb_id,
-                session_id,
                 now,
                 [m["external_id"] for m in messages],
                 [m.get("role") or Message.Role.USER for m in messages],
@@ -77,6 +79,7 @@ def messages_insert(*, kb_id: int, session_id: int, messages: list[dict]) -> Non
                 [m.get("language") or "" for m in messages],
                 [Jsonb(m.get("metadata") or {}) for m in messages],
                 [m.get("created_at") or now for m in messages],
+                session_id,
             ],
         )
 

@@ -63,6 +63,11 @@ class Message(models.Model):
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="messages")
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="messages")
+    # The session's end user (a session never changes hands), kept on the turn: a user's searched turns and the
+    # shared ones are then read through indexes of their own (memories.recall.scope).
+    end_user = models.ForeignKey(
+        EndUser, null=True, blank=True, on_delete=models.CASCADE, related_name="+", editable=False, db_index=False
+    )
     external_id = models.CharField(max_length=200)
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.USER)
     speaker = models.CharField(max_length=200, blank=True)
@@ -89,10 +94,21 @@ class Message(models.Model):
             GinIndex(fields=["search_vector"], name="message_fts_gin", condition=Q(embedding__isnull=False)),
             # The searched turns of a KB, compared exactly (an end user's few, or a KB's).
             models.Index(fields=["kb", "session"], name="message_searched", condition=Q(embedding__isnull=False)),
-            # The searched turns outside the HNSW index, by session: a user's turns, compared exactly, read without
+            # The searched turns outside the HNSW index, by end user: a user's turns, compared exactly, read without
             # the shared turns of the KB's index (277 ms with 100,000 shared turns; 0.5 ms so).
             models.Index(
-                fields=["session"], name="message_exact", condition=Q(embedding__isnull=False, in_vector_index=False)
+                fields=["end_user"],
+                name="message_user_exact",
+                condition=Q(embedding__isnull=False, in_vector_index=False),
+            ),
+            # A user's own searched turns, whose words are read one by one (memories.recall.fulltext).
+            models.Index(fields=["end_user"], name="message_user_searched", condition=Q(embedding__isnull=False)),
+            # The words of the shared searched turns alone: a word's rows among 100,000 shared turns, without
+            # every user's turns that hold it too.
+            GinIndex(
+                fields=["search_vector"],
+                name="message_shared_fts",
+                condition=Q(embedding__isnull=False, end_user__isnull=True),
             ),
             HnswIndex(
                 name="message_embedding_hnsw",
@@ -106,6 +122,11 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.external_id}: {self.content[:60]}"
+
+    def save(self, *args, **kwargs):
+        if self._state.adding and self.session_id:
+            self.end_user_id = self.session.end_user_id
+        super().save(*args, **kwargs)
 
 
 class IngestItem(models.Model):

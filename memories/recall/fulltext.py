@@ -79,8 +79,7 @@ def fts_ranked(
 def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tuple[str, list] | None:
     """The ranked list of one table as SQL: ``stats`` are its informative words' tsqueries and counts, rarest
     first; None when every word is in most of the scope's rows (COMMON_SHARE)."""
-    table, scope, params = searched.name, searched.where, list(searched.params)
-    total, avg_length = _scope_size(table, scope, params)
+    total, avg_length = _size(searched)
     stats = [(q, df) for q, df in stats if total < COMMON_FROM or df <= COMMON_SHARE * total]
     if not stats:
         return None
@@ -95,12 +94,9 @@ def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tu
     # One branch per word, its tsquery a constant: the planner then knows how common the word is and reads a
     # common word's rows through the scope's index (an end user's hundred rows) rather than the word's posting
     # list across the table (a generic plan, as for a tsquery taken from a joined list, read 100,000 of them).
-    rows = " UNION ALL ".join(
-        f"(SELECT {table}.id, {table}.search_vector FROM {table} WHERE {table}.search_vector @@ %s::tsquery "
-        f"AND {scope} LIMIT %s)"
-        for _ in weighted
-    )
-    row_params = [v for (q, _), quota in zip(weighted, quotas, strict=True) for v in (q, *params, quota)]
+    rows_sql, rows_params = _word_rows(searched)
+    rows = " UNION ALL ".join(f"({rows_sql})" for _ in weighted)
+    row_params = [v for (q, _), quota in zip(weighted, quotas, strict=True) for v in rows_params(q, quota)]
     sql = f"""SELECT id, score FROM (
                   SELECT DISTINCT ON (c.id) c.id,
                          ({score}) / (1 + %s * (1 - %s + %s * length(c.search_vector) / %s)) AS score
@@ -109,6 +105,52 @@ def _ranked_sql(searched: Table, stats: list[tuple[str, int]], limit: int) -> tu
               ORDER BY score DESC, id DESC
               LIMIT %s"""
     return sql, [*score_params, BM25_K1, BM25_B, BM25_B, avg_length, *row_params, limit]
+
+
+def _word_rows(searched: Table):
+    """SQL of up to a quota of the rows in scope holding one word, and a function of the word's tsquery and the
+    quota that gives its parameters.
+
+    An end user's scope with many shared rows (:func:`_split`) is read in its two parts: the user's own rows first,
+    read through the user's index and each tested for the word (a common word's posting list, hundreds of
+    thousands of rows across every user's turns, is never read for a user's hundred), then the shared rows through
+    the index of their words alone."""
+    table, scope, params = searched.name, searched.where, list(searched.params)
+    indexed = f"SELECT {table}.id, {table}.search_vector FROM {table} WHERE {table}.search_vector @@ %s::tsquery AND "
+    if not _split(searched):
+        return f"{indexed}{scope} LIMIT %s", lambda q, quota: (q, *params, quota)
+    own, shared = searched.own, searched.shared
+    sql = f"""SELECT id, search_vector FROM (
+                 ({_own_rows(own)} WHERE own.search_vector @@ %s::tsquery LIMIT %s)
+                 UNION ALL ({indexed}{shared.where} LIMIT %s)
+             ) word LIMIT %s"""
+    return sql, lambda q, quota: (*own.params, q, quota, q, *shared.params, quota, quota)
+
+
+def _own_rows(own: Table) -> str:
+    """``SELECT … FROM (the user's own rows) own``: read through the user's index, the word tested on each (the
+    subquery's OFFSET keeps the planner from reading the word's posting list instead); a user with many rows of
+    their own (DF_CAP or more) is read through the words' index as any scope is."""
+    table = own.name
+    fence = " OFFSET 0" if _size(own)[0] < DF_CAP else ""
+    rows = f"SELECT {table}.id, {table}.search_vector FROM {table} WHERE {own.where}{fence}"
+    return f"SELECT own.id, own.search_vector FROM ({rows}) own"
+
+
+def _split(table: Table) -> bool:
+    """Whether ``table`` is an end user's scope whose shared rows are many (DF_CAP or more): its words are then
+    counted and read in its two parts, the user's own rows and the shared ones."""
+    shared = table.shared
+    return table.own is not None and shared is not None and _size(shared)[0] >= DF_CAP
+
+
+def _size(table: Table) -> tuple[int, float]:
+    """:func:`_scope_size` of ``table``; of an end user's scope read in two parts (:func:`_split`), from its
+    parts' sizes, each kept as long as its own."""
+    if not _split(table):
+        return _scope_size(table.name, table.where, list(table.params))
+    (shared, shared_length), (own, own_length) = _size(table.shared), _size(table.own)
+    return min(shared + own, DF_CAP), (shared * shared_length + own * own_length) / max(shared + own, 1)
 
 
 def _term_frequencies(
@@ -136,10 +178,25 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
         if stats_kb_ids and table.type == "memory" and len(codes) == 1:
             cached.update(_term_stats(stats_kb_ids, [term for term in terms if term not in cached], now, codes[0]))
         known.append(cached)
-    _common_in_shared(tables, terms, known, stats_kb_ids, codes)
+    for table, found in zip(tables, known, strict=True):
+        if _split(table):
+            _split_counts(table, [term for term in terms if term not in found], found, stats_kb_ids, codes)
     counts, params = [], []
     for index, (table, found) in enumerate(zip(tables, known, strict=True)):
-        for term in terms:
+        missing = [term for term in terms if term not in found]
+        if missing and _size(table)[0] < DF_CAP:
+            # A small scope (an end user's hundred memories) is read once and every word tested on its rows: a
+            # statement of a subquery per word, for a vague question's hundred words, took 60 ms to plan.
+            words = ", ".join(f"(%s, {term_sql(codes)})" for _ in missing)
+            counts.append(
+                f"""(WITH scope AS MATERIALIZED (SELECT {table.name}.search_vector FROM {table.name}
+                    WHERE {table.where})
+                    SELECT {index}, w.term, w.q::text, (SELECT count(*) FROM scope WHERE scope.search_vector @@ w.q)
+                    FROM (VALUES {words}) AS w(term, q))"""
+            )
+            params += [*table.params, *(v for term in missing for v in (term, *term_params(codes, term)))]
+            continue
+        for term in missing:
             if term not in found:
                 # A constant tsquery per word, for the reason fts_ranked gives.
                 counts.append(
@@ -160,21 +217,28 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
     return known
 
 
-def _common_in_shared(tables, terms, known, stats_kb_ids, codes) -> None:
-    """Where an end user's scope holds many shared rows (DF_CAP or more), a word those shared rows hold
-    DF_CACHE_MIN times or more takes their count, and is not counted again over the user's scope. The shared rows'
-    counts are the same for every user of the KBs and are kept a while per process; a user's scope is counted
-    anew for each user. A user's own rows (a few hundred) barely move such a word's rarity, while a word rare
-    in the shared rows, such as a name only the user's rows hold, is still counted over the user's scope.
-    With 100,000 shared turns, counting common words ("work", "show", "go") over each user's scope took up to
-    160 ms of a recall: the count read the user's and shared sessions' turns through their index."""
-    for table, found in zip(tables, known, strict=True):
-        missing = [term for term in terms if term not in found]
-        shared = table.shared
-        if not missing or shared is None or _scope_size(shared.name, shared.where, list(shared.params))[0] < DF_CAP:
-            continue
-        counted = _known_counts([shared], missing, stats_kb_ids, codes)[0]
-        found.update({term: counted[term] for term in missing if counted[term][1] >= DF_CACHE_MIN})
+def _split_counts(table: Table, terms: list[str], found: dict, stats_kb_ids, codes) -> None:
+    """The counts of ``terms`` in an end user's scope read in two parts (:func:`_split`): in the shared rows, which
+    every user of the KBs shares (a common word's count kept a while per process, as any scope's), plus in the
+    user's own rows, tested one by one (one statement for every word). With 100,000 shared turns, counting each
+    word over a user's whole scope took up to 160 ms of a recall: it read the word's rows of every user."""
+    if not terms:
+        return
+    shared = _known_counts([table.shared], terms, stats_kb_ids, codes)[0]
+    asked = [term for term in terms if shared[term][0]]  # a word that makes no tsquery (a stop word) is no count
+    if not asked:
+        return
+    own = table.own
+    tested = ", ".join("count(*) FILTER (WHERE own.search_vector @@ %s::tsquery)" for _ in asked)
+    with reads.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {tested} FROM ({_own_rows(own)} LIMIT %s) own",
+            [*(shared[term][0] for term in asked), *own.params, DF_CAP],
+        )
+        counted = cursor.fetchone()
+    now = time.monotonic()
+    for term, mine in zip(asked, counted, strict=True):
+        found[term] = (shared[term][0], min(shared[term][1] + mine, DF_CAP), now)
 
 
 def _term_stats(kb_ids: tuple[int, ...], terms: list[str], now: float, code: str) -> dict[str, tuple[str, int, float]]:

@@ -151,8 +151,10 @@ def _tables(scope: Scope, memories: bool, insights: bool, turns: bool = False) -
         return _compiled(scope, memories, insights, turns)
     shape = _compiled(replace(scope, end_user_id=USER_SLOT), memories, insights, turns)
     shared = _compiled(replace(scope, end_user_id=None), memories, insights, turns)
+    own = _compiled(replace(scope, end_user_id=USER_SLOT, own=True), memories, insights, turns)
     return tuple(
-        table.for_user(USER_SLOT, scope.end_user_id, shared=common) for table, common in zip(shape, shared, strict=True)
+        table.for_user(USER_SLOT, scope.end_user_id, shared=common, own=theirs)
+        for table, common, theirs in zip(shape, shared, own, strict=True)
     )
 
 

@@ -15,27 +15,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.db import connection
-from django.db.models import Lookup, Q, QuerySet
+from django.db.models import Q, QuerySet
 
-from memories.models import Insight, Memory, Message, Session
+from memories.models import Insight, Memory, Message
 from memories.models.querysets import visible_to
-
-
-class AnyOf(Lookup):
-    """``session__any_of=<queryset>``: ``session_id = ANY(ARRAY(subquery))``, the subquery's rows computed once, as
-    an array the turns' index on their session is probed with. ``IN (subquery)`` let the planner merge-join the
-    subquery against that whole index: for a user's turns (their sessions and the shared ones) it read every turn
-    of the KB's other users, in session order, before reaching theirs (888 ms with 1,000,000 turns; 1.7 ms so)."""
-
-    lookup_name = "any_of"
-
-    def as_sql(self, compiler, connection):
-        lhs, lhs_params = self.process_lhs(compiler, connection)
-        rhs, rhs_params = self.process_rhs(compiler, connection)  # "(SELECT …)"
-        return f"{lhs} = ANY(ARRAY{rhs})", [*lhs_params, *rhs_params]
-
-
-Message._meta.get_field("session").register_lookup(AnyOf)
 
 
 @dataclass(frozen=True)
@@ -47,9 +30,13 @@ class Scope:
     exclude_session: str | None = None
     end_user_id: int | None = None
     metadata: str | None = None  # a JSON object (text, so that a scope stays hashable) memories must contain
+    own: bool = False  # the end user's own rows only, without the shared ones (memories.recall.fulltext)
+
+    def _visible(self) -> Q:
+        return Q(end_user_id=self.end_user_id) if self.own else visible_to(self.end_user_id)
 
     def memories(self) -> QuerySet:
-        memories = Memory.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids, quarantined=False)
+        memories = Memory.objects.filter(self._visible(), kb_id__in=self.kb_ids, quarantined=False)
         if self.as_of:
             memories = memories.valid_at(self.as_of, self.known_at)
         else:
@@ -66,8 +53,12 @@ class Scope:
     def replaced(self) -> QuerySet:
         """The retired facts of the scope that a newer one replaced (memories.recall.replaced): searched so that a
         question worded as the old fact was finds the fact that holds now. Of recall as things stand only."""
-        memories = Memory.objects.visible_to(self.end_user_id).filter(
-            kb_id__in=self.kb_ids, quarantined=False, retired_at__isnull=False, superseded_by__isnull=False
+        memories = Memory.objects.filter(
+            self._visible(),
+            kb_id__in=self.kb_ids,
+            quarantined=False,
+            retired_at__isnull=False,
+            superseded_by__isnull=False,
         )
         if self.kinds:
             memories = memories.filter(kind__in=self.kinds)
@@ -80,12 +71,12 @@ class Scope:
         of some kinds searches none."""
         if self.kinds:
             return Message.objects.none()
-        sessions = Session.objects.filter(kb_id__in=self.kb_ids).filter(visible_to(self.end_user_id))
+        # By the end user each turn keeps (its session's): scoped by their sessions instead, a user's turns were an
+        # array of sessions the planner could not count, read through the session index with all 100,000 shared
+        # turns for every word of a question.
+        turns = Message.objects.filter(self._visible(), kb_id__in=self.kb_ids, embedding__isnull=False)
         if self.exclude_session:
-            sessions = sessions.exclude(external_id=self.exclude_session)
-        turns = Message.objects.filter(
-            kb_id__in=self.kb_ids, embedding__isnull=False, session__any_of=sessions.order_by().values("pk")
-        )
+            turns = turns.exclude(session__external_id=self.exclude_session)
         links = Memory.source_messages.through.objects.filter(memory__in=self._memories_out())
         turns = turns.exclude(pk__in=links.values("message_id"))
         if self.as_of:
@@ -106,7 +97,7 @@ class Scope:
         return memories.filter(Q(quarantined=True) | retired)
 
     def insights(self) -> QuerySet:
-        insights = Insight.objects.visible_to(self.end_user_id).filter(kb_id__in=self.kb_ids)
+        insights = Insight.objects.filter(self._visible(), kb_id__in=self.kb_ids)
         return insights.known_at(self.known_at) if self.known_at else insights.live()
 
 
@@ -122,16 +113,20 @@ class Table:
     params: tuple
     in_index: str
     exact: bool = True  # whether rows outside the index may be in scope
-    # For an end user's scope: the same table's shared rows only, whose word counts every user of the KBs shares.
+    # For an end user's scope: the same table's shared rows only, whose word counts every user of the KBs shares,
+    # and the user's own rows only (both parts of the scope, apart).
     shared: Table | None = None
+    own: Table | None = None
 
-    def for_user(self, slot: int, end_user_id: int, shared: Table | None = None) -> Table:
-        """This table with the end user's id where its scope was compiled with the stand-in ``slot``, and
-        ``shared``: its scope of the shared rows."""
+    def for_user(self, slot: int, end_user_id: int, shared: Table | None = None, own: Table | None = None) -> Table:
+        """This table with the end user's id where its scope was compiled with the stand-in ``slot``;
+        ``shared``: its scope of the shared rows; ``own``: its scope of the user's own rows, compiled with ``slot``
+        too."""
         params = tuple(end_user_id if isinstance(p, int) and p == slot else p for p in self.params)
         if params == self.params:
             raise ValueError("the scope was not compiled for an end user")
-        return replace(self, params=params, shared=shared)
+        own = own.for_user(slot, end_user_id) if own else None
+        return replace(self, params=params, shared=shared, own=own)
 
     @classmethod
     def of(cls, queryset: QuerySet, type_: str, end_user_id: int | None = None) -> Table:

@@ -394,3 +394,25 @@ def test_a_word_most_of_the_scope_holds_brings_no_row_into_the_full_text_list(kb
         recall_service.RecallQuery(kbs=(kb,), text="Where is Rosa a nurse?", k=5, query_vector=no_vectors)
     )
     assert [h.id for h in hits if "fts" in h.signals] == [ward.pk]  # the others come as recent ones only
+
+
+def test_a_small_scopes_words_are_counted_in_one_reading_of_it(kb):
+    """A vague question searches its subject's hundred words ("family": sister, brother, mother, ...). Over a
+    small scope (an end user's memories) they are all counted in one reading of its rows, not one subquery per
+    word (a statement of a hundred subqueries took 60 ms to plan); the counts rank the subject's fact all the same."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from kbsite.models import EndUser
+    from memories.recall.hybrid import RecallQuery
+
+    user = EndUser.objects.create(bot=kb.bot, external_id="ana")
+    sister = remember(kb, "Ana's sister Maya plays the cello.", end_user=user)
+    remember(kb, "Ana bought a new kettle.", end_user=user)
+    embed_all()
+    with CaptureQueriesContext(connection) as ctx:
+        hits = recall_service.recall(RecallQuery(kbs=(kb,), text="Tell me about her family", end_user_id=user.pk))
+    assert "concept" in next(h for h in hits if h.id == sister.pk).signals
+    counts = [q["sql"] for q in ctx.captured_queries if "count(*)" in q["sql"] and "memories_memory" in q["sql"]]
+    assert max(sql.count("SELECT count(*) FROM (") for sql in counts) <= 3, "a subquery per word"
+    assert any("WITH scope AS MATERIALIZED" in sql for sql in counts)

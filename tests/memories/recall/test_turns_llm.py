@@ -187,3 +187,68 @@ def test_a_subjects_words_are_searched_in_the_facts_not_the_turns(api, kb, fake_
     by_concept = {(r["type"], r["text"]) for r in results if "concept" in r["signals"]}
     assert ("memory", "Alice's sister Maya plays the cello in an orchestra.") in by_concept
     assert not [text for type_, text in by_concept if type_ == "turn"]
+
+
+def test_a_turn_keeps_its_sessions_end_user(api, kb, fake_llm):
+    """A turn carries its session's end user (a session never changes hands; shared turns carry none), so that a
+    user's turns and the shared ones are read through indexes of their own."""
+    fake_llm.reply_json({"add": [], "supersede": [], "edges": []})
+    say(api, "mine", "I ride a red Brompton.")
+    response = api.post(
+        "/api/v1/kbs/notes/messages/",
+        json={"session_id": "team", "messages": [{"external_id": "t-0", "role": "user", "content": "Standup at 9."}]},
+    )
+    assert response.status_code == 202, response.text
+    owners = dict(Message.objects.values_list("content", "end_user__external_id"))
+    assert owners == {"I ride a red Brompton.": "alice", "Standup at 9.": None}
+
+
+def test_a_users_turns_and_the_shared_ones_are_searched_apart(api, kb, fake_llm, monkeypatch):
+    """Issue 43: where a KB's shared turns are many, a user's scope is read in its two parts: the user's own turns,
+    each tested for the word (never the word's posting list over every user's turns), and the shared turns
+    through the index of their words alone. A word's count is the two parts' sum; the results are the same: the
+    user's own turn and the shared one are found, another user's never."""
+    from django.db import connection
+
+    from memories.recall import fulltext
+    from memories.recall.hybrid import _tables
+    from memories.recall.scope import Scope
+
+    monkeypatch.setattr(fulltext, "DF_CAP", 3)  # "many shared turns"
+    monkeypatch.setattr(fulltext, "_df_cache", {})
+    monkeypatch.setattr(fulltext, "_size_cache", {})
+    for _ in range(3):
+        fake_llm.reply_json({"add": [], "supersede": [], "edges": []})
+    shared = [{"external_id": f"t-{n}", "role": "user", "content": f"Lunch order {n}: soup."} for n in range(3)]
+    shared.append({"external_id": "t-3", "role": "user", "content": "The kettle in the kitchen is broken."})
+    response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": "team", "messages": shared})
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+    say(api, "a", "My soup recipe uses Marmite and a kettle.")
+    say(api, "b", "My soup recipe uses miso and a kettle.", user="bob")
+
+    texts = [r["text"] for r in recall(api, "soup recipe kettle")]
+    assert "My soup recipe uses Marmite and a kettle." in texts
+    assert "The kettle in the kitchen is broken." in texts
+    assert "My soup recipe uses miso and a kettle." not in texts
+
+    alice = Message.objects.get(content__contains="Marmite").end_user_id
+    table = next(t for t in _tables(Scope(kb_ids=(kb.pk,), end_user_id=alice), True, False, True) if t.type == "turn")
+    assert fulltext._split(table)
+    counted = fulltext._term_frequencies([table], ["soup", "kettle", "marmite", "miso"])[0]
+    assert dict(counted) == {"'soup'": 3, "'kettl'": 2, "'marmit'": 1, "'miso'": 0}  # never bob's
+    sql, params = fulltext._word_rows(table)
+    with connection.cursor() as cursor:
+        # Many shared turns of small talk, as a KB that has them: a word's few rows are then read through an index.
+        cursor.execute(
+            """INSERT INTO memories_message (kb_id, session_id, external_id, role, speaker, content, language, metadata,
+                                           created_at, received_at, embedding, in_vector_index)
+               SELECT kb_id, session_id, 'filler-' || n, role, speaker, 'Weather chat number ' || n, language, metadata,
+                      created_at, received_at, embedding, in_vector_index
+               FROM memories_message, generate_series(1, 5000) AS n WHERE external_id = 't-0'"""
+        )
+        cursor.execute("ANALYZE memories_message")
+        cursor.execute("EXPLAIN " + sql, params("'kettl'", 10))
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "message_shared_fts" in plan and "message_user_searched" in plan, plan
+    assert "message_fts_gin" not in plan, plan
