@@ -3,8 +3,8 @@
 Starts a fresh Debian PostgreSQL server with pgvector (installed by ``benchmarks/external_postgres.sh``; ``make
 scale-out`` runs both), a streaming replica of it (``pg_basebackup -R``), the web server reading from the replica
 (``DATABASE_REPLICA_URLS``) and two ``manage.py qcluster`` processes that share nothing but the database, as two
-machines would. A bot posts a few thousand turns over HTTP from several threads while another recalls and reads
-the context block; half-way through the posts the replica is killed. The run waits until every session's cursor
+machines would. A bot posts a few thousand turns to four KBs over HTTP from several threads while another recalls and
+reads the context block; half-way through the posts the replica is killed. The run waits until every session's cursor
 has passed its last turn and prints what it proves:
 
 - the replica served reads (its own count of transactions) and killing it cost no read a 5xx;
@@ -12,7 +12,7 @@ has passed its last turn and prints what it proves:
 - every turn was stored once and extracted (each session's cursor is past its last turn);
 - no turn was extracted twice: the turns the extraction runs read add up to the turns posted, and no turn is the
   source of memories written by two runs;
-- both clusters did work, and no job failed or was left queued or running.
+- both clusters ran jobs, and no job failed or was left queued or running.
 
 Then the replica is started again and, once it has caught up, recall is timed through the web tier that reads from
 it and, in turn, through a second one with no replica configured: what a read on a replica costs.
@@ -37,6 +37,9 @@ from benchmarks.harness import ROOT, free_port
 
 SESSIONS = int(os.environ.get("SCALE_OUT_SESSIONS", "100"))
 TURNS_PER_SESSION = int(os.environ.get("SCALE_OUT_TURNS", "30"))
+# The sessions are spread over this many KBs: a KB's turns wait for one extraction job at a time, so with one KB
+# a run had a handful of jobs, and whichever cluster polled the queue first could take them all (one run in five).
+KBS = 4
 BATCH = 10
 WAIT_SECONDS = 1200
 WORK = ROOT / "var" / "scale-out"
@@ -54,18 +57,26 @@ def run() -> None:
         manage(env, "migrate", "--verbosity", "0")
         # Its posts come from several threads at once, faster than a new bot's 600 a minute.
         unlimited = {**env, "BOT_REQUESTS_PER_MINUTE": "1000000"}
-        key = manage(unlimited, "create_bot", "scale", "--kb", "chat", "--quiet").strip().splitlines()[-1]
+        kbs = [arg for n in range(KBS) for arg in ("--kb", f"chat-{n}")]
+        key = manage(unlimited, "create_bot", "scale", *kbs, "--quiet").strip().splitlines()[-1]
         reader_key = manage(unlimited, "create_bot", "reader", "--kb", "chat", "--quiet").strip().splitlines()[-1]
         web = Process.web(env)
         clusters = [Process.cluster(env, n) for n in (1, 2)]
         web.wait_http()
+        for cluster in clusters:  # two machines already running, as a deployment's are
+            cluster.wait_warm(CLUSTER_WORKERS)
+        watching = threading.Event()
+        watcher = threading.Thread(target=clusters_watch, args=(clusters, watching), daemon=True)
+        watcher.start()
         started = time.monotonic()
-        with Reader(web.url, reader_key) as reader:
+        with Reader(web.url, reader_key) as reader:  # it reads until every turn is extracted
             posted = post_turns(web.url, key, halfway=lambda: replica_kill(replica, reader))
-        post_seconds = time.monotonic() - started
-        print(f"posted {posted} turns in {SESSIONS} sessions over HTTP in {post_seconds:.1f} s", flush=True)
+            post_seconds = time.monotonic() - started
+            print(f"posted {posted} turns in {SESSIONS} sessions over HTTP in {post_seconds:.1f} s", flush=True)
+            done_seconds = wait_extracted(server.url, started)
         posted += reader.posted  # its turns are processed as the others are
-        done_seconds = wait_extracted(server.url, started)
+        watching.set()
+        watcher.join()
         reads_ok = reader.report()
         replica._start()  # again, from where it was killed: it catches up by streaming
         primary_web = Process.web(product_env(server.url), name="web-primary")
@@ -170,6 +181,7 @@ class Process:
 
     def __init__(self, name: str, args: list[str], env: dict, url: str = ""):
         self.name, self.url = name, url
+        self.seen: set[int] = set()
         self.log = open(WORK / f"{name}.log", "w")  # noqa: SIM115 - closed in stop
         self.popen = subprocess.Popen(
             args, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True
@@ -202,11 +214,32 @@ class Process:
         raise SystemExit(f"the web server did not start; see {self.log.name}")
 
     def owns(self, pid: int) -> bool:
-        """Whether ``pid`` is a process of this one's group (a cluster's workers are)."""
-        try:
-            return os.getpgid(pid) == self.popen.pid
-        except ProcessLookupError:
-            return False
+        """Whether ``pid`` was a process of this one's group (a cluster's workers are) while it was watched."""
+        return pid in self.seen
+
+    def watch(self) -> None:
+        """Note the processes of this one's group now (a cluster's workers are recycled after a number of tasks:
+        asked only at the end, a recycled worker's jobs belonged to no cluster)."""
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    with open(f"/proc/{entry.name}/stat") as stat:
+                        group = int(stat.read().rpartition(")")[2].split()[2])
+                except (OSError, ValueError, IndexError):
+                    continue
+                if group == self.popen.pid:
+                    self.seen.add(int(entry.name))
+
+    def wait_warm(self, workers: int) -> None:
+        """Until the cluster's ``workers`` have loaded their models (their log says so), as running machines have."""
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if Path(self.log.name).read_text(errors="replace").count("kbsite worker warm") >= workers:
+                return
+            if self.popen.poll() is not None:
+                break
+            time.sleep(0.3)
+        raise SystemExit(f"{self.name} did not start; see {self.log.name}")
 
     def stop(self) -> None:
         """SIGTERM to its process group, SIGKILL after 60 s; says how long its stop took (a cluster's bound is
@@ -221,6 +254,17 @@ class Process:
                 os.killpg(self.popen.pid, signal.SIGKILL)
                 print(f"  {self.name} NOT stopped 60 s after SIGTERM: killed", flush=True)
         self.log.close()
+
+
+CLUSTER_WORKERS = 2  # the product's default WORKERS
+
+
+def clusters_watch(clusters: list[Process], done: threading.Event) -> None:
+    """Each cluster's processes, noted every 0.2 s until ``done``."""
+    while not done.is_set():
+        for cluster in clusters:
+            cluster.watch()
+        done.wait(0.2)
 
 
 LATENCY_ROUNDS = 100
@@ -333,7 +377,8 @@ def post_turns(url: str, key: str, halfway=None) -> int:
                     for t in turns
                 ]
                 answer = http.post(
-                    f"{url}/api/v1/kbs/chat/messages/", json={"session_id": f"s{session}", "messages": messages}
+                    f"{url}/api/v1/kbs/chat-{session % KBS}/messages/",
+                    json={"session_id": f"s{session}", "messages": messages},
                 )
                 answer.raise_for_status()
                 sent += answer.json()["accepted"]
@@ -369,6 +414,7 @@ def report(database_url: str, posted: int, seconds: float, clusters: list[Proces
         runs = conn.execute(
             "SELECT worker, items_read, status FROM memories_jobrun WHERE kind = 'ingest_messages'"
         ).fetchall()
+        workers = [row[0] for row in conn.execute("SELECT worker FROM memories_jobrun WHERE worker <> ''")]
         twice = conn.execute(
             """SELECT count(*) FROM (SELECT l.message_id FROM memories_memory_source_messages l
                JOIN memories_memory m ON m.id = l.memory_id GROUP BY l.message_id
@@ -378,17 +424,22 @@ def report(database_url: str, posted: int, seconds: float, clusters: list[Proces
         with_memory = conn.execute(sourced).fetchone()[0]
         failed = conn.execute("SELECT count(*) FROM memories_jobrun WHERE status = 'failed'").fetchone()[0]
     read = sum(items for _, items, _ in runs)
-    per_cluster = [0] * len(clusters)
+    per_cluster, jobs = [0] * len(clusters), [0] * len(clusters)
     for worker, items, _ in runs:
         pid = int(worker.rpartition(":")[2] or 0)
         for n, cluster in enumerate(clusters):
             per_cluster[n] += items if pid and cluster.owns(pid) else 0
+    for worker in workers:
+        pid = int(worker.rpartition(":")[2] or 0)
+        for n, cluster in enumerate(clusters):
+            jobs[n] += 1 if pid and cluster.owns(pid) else 0
     print(f"stored {stored} of {posted} turns in {sessions} sessions; all extracted {seconds:.1f} s after the first")
     print(f"throughput: {stored / seconds:.0f} turns/s end to end, two clusters of 2 workers each")
     print(f"extraction runs: {len(runs)}; turns they read: {read} (posted {posted}); failed jobs: {failed}")
-    print(f"turns read per cluster: {', '.join(str(n) for n in per_cluster)} (workers still alive at the end)")
+    print(f"jobs run per cluster: {', '.join(map(str, jobs))} of {len(workers)}; turns read per cluster: "
+          f"{', '.join(map(str, per_cluster))} (a job goes to the cluster that takes it first)")  # fmt: skip
     print(f"turns that are the source of memories: {with_memory}; of them written by two runs: {twice}")
-    ok = stored == posted and read == posted and twice == 0 and failed == 0 and all(per_cluster) and reads_ok
+    ok = stored == posted and read == posted and twice == 0 and failed == 0 and all(jobs) and reads_ok
     print("every turn processed exactly once" if ok else "FAILED: see the figures above", flush=True)
     if not ok:
         raise SystemExit(1)
