@@ -2,7 +2,8 @@
 
 Rarity is counted per KB: up to DF_CAP rows a word, kept a while per process for common words, or read from
 the word statistics large KBs keep (TermStat, refreshed by their ingest jobs), since counting a common word in
-100,000 memories costs more than the rest of a recall.
+100,000 memories costs more than the rest of a recall. A small scope's words are counted in one reading of it;
+an end user's scope with many shared rows is counted and read in its two parts (:func:`_split`).
 """
 
 from __future__ import annotations
@@ -197,14 +198,13 @@ def _known_counts(tables: list[Table], terms: list[str], stats_kb_ids, codes: li
             params += [*table.params, *(v for term in missing for v in (term, *term_params(codes, term)))]
             continue
         for term in missing:
-            if term not in found:
-                # A constant tsquery per word, for the reason fts_ranked gives.
-                counts.append(
-                    f"""SELECT {index}, %s, {term_sql(codes)}::text, (SELECT count(*) FROM (
-                        SELECT 1 FROM {table.name} WHERE {table.name}.search_vector @@ {term_sql(codes)}
-                        AND {table.where} LIMIT %s) capped)"""
-                )
-                params += [term, *term_params(codes, term), *term_params(codes, term), *table.params, DF_CAP]
+            # A constant tsquery per word, for the reason fts_ranked gives.
+            counts.append(
+                f"""SELECT {index}, %s, {term_sql(codes)}::text, (SELECT count(*) FROM (
+                    SELECT 1 FROM {table.name} WHERE {table.name}.search_vector @@ {term_sql(codes)}
+                    AND {table.where} LIMIT %s) capped)"""
+            )
+            params += [term, *term_params(codes, term), *term_params(codes, term), *table.params, DF_CAP]
     if counts:
         with reads.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(counts), params)
@@ -225,7 +225,8 @@ def _split_counts(table: Table, terms: list[str], found: dict, stats_kb_ids, cod
     if not terms:
         return
     shared = _known_counts([table.shared], terms, stats_kb_ids, codes)[0]
-    asked = [term for term in terms if shared[term][0]]  # a word that makes no tsquery (a stop word) is no count
+    asked = [term for term in terms if shared[term][0]]
+    found.update({term: shared[term] for term in terms if term not in asked})  # no tsquery (a stop word): no count
     if not asked:
         return
     own = table.own
