@@ -68,9 +68,11 @@ class Extraction:
 def _kind(text: str) -> str:
     """A preference or a fact of the speaker's profile as its sentences state them (not as they ask: "Remind me
     what I'm allergic to?"), in the language in force: a wording of the language's own, or an attribute its reader
-    finds (where one lives, works, as what). Saying how one is ("I'm so tired today") is not a profile."""
+    finds (where one lives, works, as what). Saying how one is ("I'm so tired today") is not a profile, nor liking
+    what was just said ("Short and to the point, I like it."): a clause that is only that is left out."""
     words = languages.current().words
     stated = " ".join(s for s in words.ANY_SENTENCE.split(text) if not s.rstrip().endswith("?"))
+    stated = CLAUSE.sub(lambda m: "" if words.REACTION.fullmatch(m[0].strip()) else m[0], stated)
     if words.PREFERENCE.search(stated):
         return "preference"
     if words.PROFILE.search(stated) or any(not slot.startswith(GENERIC_SLOTS) for slot in statement(stated).slots):
@@ -78,6 +80,8 @@ def _kind(text: str) -> str:
     return "fact"
 
 
+# A clause: the words between two marks of punctuation (an opening "¡" or "¿" too).
+CLAUSE = re.compile(r"[^.,;:!?¡¿…]+")
 # A reader's attributes that say no more than a wording does ("is tired", "likes tea"): not a profile by themselves.
 GENERIC_SLOTS = ("is ", "likes ", "favourite ")
 

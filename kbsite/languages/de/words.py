@@ -57,6 +57,8 @@ NOW = re.compile(
     re.I,
 )
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
+# A clause that only likes what was just said ("Das mag ich.", "Ich liebe es!"): a reaction, not a preference.
+REACTION = re.compile(r"(?:(?:das|es|sowas) mag ich|ich (?:mag|liebe|hasse) (?:das|es|sowas))(?: sehr| total)?", re.I)
 PROFILE = re.compile(
     r"\b(?:ich bin (?:jetzt )?(?:ein|eine|aus|in Rente|verheiratet|schwanger|geschieden|verlobt|\d+|(?-i:[A-ZÄÖÜ])\w*)|"
     r"ich heiße|ich wohne|wir wohnen|ich arbeite|geboren|umgezogen|allergi\w*|unverträglich\w*|"

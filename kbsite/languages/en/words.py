@@ -122,6 +122,12 @@ NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|n
 
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", re.I)
+# A clause that only likes what was just said ("I like that.", "Love it!"): a reaction, not a preference.
+REACTION = re.compile(
+    r"(?:i (?:really |do )?)?(?:like|love|prefer|enjoy|hate|dislike) (?:it|that|this|those|these|them)"
+    r"(?: (?:idea|one|plan|a lot|so much|very much|too))?",
+    re.I,
+)
 PROFILE = re.compile(
     r"\b((?:i am|i'm) (?:now |still )?(?:an?|from|retired|married|engaged|divorced|single|pregnant|\d+|(?-i:[A-Z])\w*)|"
     r"my name|i live|i work|i was born|(?:i|we) (?:just |recently )?(?:moved|relocated)|years old|"

@@ -96,6 +96,11 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(?:me (?:encanta|encantan|gusta|gustan)|prefiero|odio|detesto|mi \w+ favorit[oa])\b", re.I)
+# A clause that only likes what was just said ("¡Me encanta!", "me gusta la idea"): a reaction, not a preference.
+REACTION = re.compile(
+    r"(?:(?:eso|esto|la idea) )?me (?:encanta|gusta|encantan|gustan)(?: (?:eso|esto|la idea|mucho|much[íi]simo))?",
+    re.I,
+)
 PROFILE = re.compile(
     r"\b(?:(?:soy|estoy) (?:jubilad\w*|casad\w*|embarazada|divorciad\w*|solter\w*|prometid\w*)|"
     r"soy (?:un|una|de|del|\d+|(?-i:[A-ZÁÉÍÓÚÑ])\w*)|"

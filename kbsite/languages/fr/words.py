@@ -59,6 +59,8 @@ NOW = re.compile(
     re.I,
 )
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
+# A clause that only likes what was just said ("J'adore !", "j'aime bien l'idée"): a reaction, not a preference.
+REACTION = re.compile(r"(?:j'aime|j'adore|je déteste)(?: bien| beaucoup| trop)?(?: (?:ça|cela|l'idée))?", re.I)
 PROFILE = re.compile(
     r"\b(?:"
     r"je suis (?:un|une|de|d'|retraité\w*|marié\w*|enceinte|divorcé\w*|célibataire|fiancé\w*|\d+|(?-i:[A-ZÉÈ])\w*)|"

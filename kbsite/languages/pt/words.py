@@ -55,6 +55,8 @@ NOW = re.compile(
     r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
 )
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
+# A clause that only likes what was just said ("Adoro!", "gosto disso"): a reaction, not a preference.
+REACTION = re.compile(r"(?:gosto|adoro|odeio|gostei|adorei)(?: muito)?(?: (?:disso|disto|isso|isto|da ideia))?", re.I)
 PROFILE = re.compile(
     r"\b(?:(?:sou|estou) (?:aposentad\w*|casad\w*|grávida|divorciad\w*|solteir\w*|noiv\w*)|"
     r"sou (?:um|uma|de|do|da|\d+|(?-i:[A-ZÁÉÍÓÚ])\w*)|"
