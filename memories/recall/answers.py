@@ -15,6 +15,7 @@ from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.ingest.changes import names_a_time
 from memories.ingest.statements import statement_read
+from memories.recall.after import later_statements
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
@@ -37,7 +38,9 @@ class Answer:
     memories: list[Hit]
 
 
-def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = ()) -> tuple[str, list[int]]:
+def _extractive(
+    question: str, hits: list[Hit], vector=None, names: list[str] = (), end_user_id: int | None = None
+) -> tuple[str, list[int]]:
     """Offline: the statements of the block that answer the question best: one stating an attribute it asks for
     ("where does she live": where she lives), else the one sharing most words with it and with the subject it
     asks about (words every statement has, such as whom they are about, do not count), the closest to it in meaning
@@ -45,12 +48,14 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
     the more informative first (up to six words: a long statement matching as much is no better answer); a second
     one when it answers a part the first does not ("where does she live and what can she not eat?") or scores near
     it. Each is quoted with the other statements of its turn found with it ("We cancelled the cruise. Going to
-    Cornwall instead."), and with its date when it says "today" or "last week". Of facts restated otherwise by a
-    newer one, only the newer. Only a statement that answers at all is quoted: one sharing a word with the question
-    or its subject, stating what it asks, naming a time asked for, or close to it in meaning (as close as the
-    context block asks of a memory found by meaning alone); the block's small talk is not an answer. None: "I don't
-    remember". ``names`` are those of the people the question asks about by relation ("his wife": priya), words
-    of the answer as the block searched them."""
+    Cornwall instead."), with its date when it says "today" or "last week", and after what the end user said later
+    about the same thing (memories.recall.after), each dated when they were said on different days, so that the
+    newer is read first whatever words it was said in. Of facts restated otherwise by a newer one, only the newer.
+    Only a statement that answers at all is quoted: one sharing a word with the question or its subject, stating
+    what it asks, naming a time asked for, or close to it in meaning (as close as the context block asks of a memory
+    found by meaning alone); the block's small talk is not an answer. None: "I don't remember". ``names`` are those
+    of the people the question asks about by relation ("his wife": priya), words of the answer as the block
+    searched them; ``end_user_id``, whose later statements come with those quoted (none: shared facts only)."""
     earlier = held_earlier(hits)
     lang = languages.current().words
     # Each statement not held earlier (a newer fact says otherwise), with the rank of its hit.
@@ -97,11 +102,37 @@ def _extractive(question: str, hits: list[Hit], vector=None, names: list[str] = 
         scored = _later_first(scored)
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
-    answer, cited = _quoted(best[1], earlier)
-    if second := _second(scored, asked_now=bool(newer)):
-        text, ids = _quoted(second[1], earlier)
-        answer, cited = f"{answer} {text}", cited + ids
-    return answer, cited
+    second = _second(scored, asked_now=bool(newer))
+    chosen = [best[1], second[1]] if second else [best[1]]
+    later = later_statements(chosen, end_user_id, {})  # what the user said later of the same things
+    quoted = [hit for hit in _with_later(chosen, later) if any(("memory", pk) not in earlier for pk in hit.ids)]
+    dated = len({_said(hit).date() for hit in quoted}) > 1  # said on different days: each says when
+    texts, cited = [], []
+    for hit in quoted:
+        text, ids = _quoted(hit, earlier, dated=dated)
+        texts.append(text)
+        cited += ids
+    return " ".join(texts), cited
+
+
+def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:
+    """The statements to quote: each chosen one with the end user's later statement about the same thing
+    (``later``: memories.recall.after's, by the chosen hit's id) before it, so that whoever reads the answer reads
+    the newer first and sees the older beside it, whatever words the change was said in."""
+    by_id = {hit.id: hit for hit in chosen}
+    out: list[Hit] = []
+    for hit in chosen:
+        if hit in out:
+            continue
+        after = later.get(hit.id)
+        after = by_id.get(after) if isinstance(after, int) else after
+        if after is None or after is hit:
+            out.append(hit)
+        elif after in out:
+            out.insert(out.index(after) + 1, hit)
+        else:
+            out += [after, hit]
+    return out
 
 
 # A statement sharing no word with the question, stating nothing it asks, is an answer only this close in meaning:
@@ -177,14 +208,17 @@ def _common(texts: list[str]) -> frozenset[str]:
     return frozenset(word for word, n in counts.items() if n > len(texts) / 2)
 
 
-def _quoted(hit: Hit, earlier: dict) -> tuple[str, list[int]]:
+def _quoted(hit: Hit, earlier: dict, dated: bool = False) -> tuple[str, list[int]]:
     """A hit's statements that are not held earlier (those of one turn found together, in the turn's order), dated
-    when they speak of a time relative to when they were said; and their ids."""
+    when they speak of a time relative to when they were said, or ``dated`` (one of several quoted, said on other
+    days); and their ids (none: nothing to quote)."""
     parts = [(pk, text) for pk, text in hit.parts or [(hit.id, hit.text)] if ("memory", pk) not in earlier]
+    if not parts:
+        return "", []
     text = joined_text(parts).strip()[:ANSWER_CHARS]
     when = hit.valid_from or hit.created_at
-    if when and languages.current().words.RELATIVE_TIME.search(text):
-        text = f"On {when:%Y-%m-%d}: {text}"
+    if when and (dated or languages.current().words.RELATIVE_TIME.search(text)):
+        text = f"({when:%Y-%m-%d}) {text}"  # as the context block dates a fact, in any language
     return text, [pk for pk, _ in parts]
 
 
@@ -223,7 +257,7 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:
         names = relatives_named(question, caller.end_user_id)  # one query, and only if it names a relation
-        answer, citations = _extractive(question, hits, got.vector, names)
+        answer, citations = _extractive(question, hits, got.vector, names, caller.end_user_id)
         why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     earlier = held_earlier(hits)
@@ -243,7 +277,7 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
             finally:
                 stats_add(kb.pk, llm_calls=meter.calls, tokens_in=meter.tokens_in, tokens_out=meter.tokens_out)
     except llm.LLMError as exc:
-        answer, citations = _extractive(question, hits, got.vector)
+        answer, citations = _extractive(question, hits, got.vector, end_user_id=caller.end_user_id)
         return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {exc})", memories=hits)
     # Only memories that were actually given to the model can be cited.
     citations = [c for c in (_as_int(x) for x in cited) if c in given]

@@ -69,3 +69,16 @@ def test_shared_facts_bring_nothing_after_them(api, notes):
     say_shared(api, "My car is an old Golf.", when="2024-01-02T10:00:00Z")
     say_shared(api, "The Golf is gone, I'm on an e-bike now.", session="s2", when="2024-06-02T10:00:00Z")
     assert later_statements(_shown("old Golf"), None, {}) == {}
+
+
+def test_ask_quotes_the_later_statement_first_and_dates_both_when_not_asked_how_things_stand_now(api, notes):
+    """ "Which car has she got?" does not ask how things stand now, and ask's best statement is the Golf, which
+    names the car. What she said of it later comes with it into the answer, read first: "(2024-06-02) The
+    Golf is gone, I'm on an e-bike now", then "(2024-01-02) My car is an old Golf". The reader sees which is newer,
+    whatever words the change was said in."""
+    say(api, "s1", "My car is an old Golf.", "I'm learning the cello.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "The Golf is gone, I'm on an e-bike now.", "Just burnt the toast again, classic me.",
+        when="2024-06-02T10:00:00Z")  # fmt: skip
+    answer = ask(api, "Which car has she got?")["answer"]
+    assert answer.index("(2024-06-02)") < answer.index("e-bike") < answer.index("(2024-01-02)")
+    assert answer.index("(2024-01-02)") < answer.index("old Golf")
