@@ -79,7 +79,7 @@ def _extractive(
         words = stems(content_words(text))
         matched = wanted & words
         stated = asked & set(_stated(hit, pk, text).slots)
-        asking = all(s.rstrip().endswith("?") for s in SENTENCE.split(text))  # a question states little
+        asking = _asking(text)  # a question states little
         timed = when_asked and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
         replaces = pk == hit.id and "replaces" in hit.signals  # replaced a fact the question matched
         if not (matched or stated or timed or replaces) and close.get(pk, 0.0) < floor:
@@ -104,7 +104,12 @@ def _extractive(
     best = scored[0]
     second = _second(scored, asked_now=bool(newer))
     chosen = [best[1], second[1]] if second else [best[1]]
-    later = later_statements(chosen, end_user_id, {})  # what the user said later of the same things
+    # What the user said later of the same things; one that only asks ("So is it fast?") states no newer value.
+    later = {
+        shown: after
+        for shown, after in later_statements(chosen, end_user_id, {}).items()
+        if isinstance(after, int) or not _asking(after.text)
+    }
     quoted = [hit for hit in _with_later(chosen, later) if any(("memory", pk) not in earlier for pk in hit.ids)]
     dated = len({_said(hit).date() for hit in quoted}) > 1  # said on different days: each says when
     texts, cited = [], []
@@ -193,6 +198,11 @@ def _second(scored: list[tuple[float, Hit, int, frozenset]], *, asked_now: bool)
         ),
         None,
     )
+
+
+def _asking(text: str) -> bool:
+    """Whether every sentence of ``text`` asks (a short answer keeps its question after it, and states)."""
+    return all(sentence.rstrip().endswith("?") for sentence in SENTENCE.split(text))
 
 
 def _said(hit: Hit) -> datetime:

@@ -82,3 +82,15 @@ def test_ask_quotes_the_later_statement_first_and_dates_both_when_not_asked_how_
     answer = ask(api, "Which car has she got?")["answer"]
     assert answer.index("(2024-06-02)") < answer.index("e-bike") < answer.index("(2024-01-02)")
     assert answer.index("(2024-01-02)") < answer.index("old Golf")
+
+
+def test_ask_does_not_quote_a_later_question_as_what_came_after(api, notes):
+    """ "Do you think the Golf would sell for much?" was said after "My car is an old Golf." and is about it, but
+    asks: it states no newer value, and ask quotes the Golf alone."""
+    say(api, "s1", "My car is an old Golf.", "I'm learning the cello.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "Do you think the Golf would sell for much?", when="2024-06-02T10:00:00Z")
+    end_user = Memory.objects.get(text__contains="old Golf").end_user_id
+    (after,) = later_statements(_shown("old Golf"), end_user, {}).values()  # about the same thing, by meaning
+    assert "sell" in after.text
+    answer = ask(api, "Which car has she got?")["answer"]
+    assert "old Golf" in answer and "sell" not in answer
