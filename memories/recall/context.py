@@ -101,8 +101,11 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     hits = recall(asked)
     in_profile = {h.id for h in profile}
     hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, asked)) if h]
-    # What the user said later of the same things comes with what is shown, dated: the newer beside the older.
+    # What the user said later of the same things comes with what is shown, dated: the newer beside the older; of the
+    # profile's facts too (a change offline reading did not tell leaves the old fact live, and the profile shows it).
     hits = with_later(hits, end_user_id, kb_names, frozenset(in_profile))
+    shown = frozenset(pk for h in hits if h.type == "memory" for pk in h.ids)
+    profile = with_later(profile, end_user_id, kb_names, shown)
     return Retrieved(
         profile=profile,
         memories=[h for h in hits if h.type in ("memory", "turn")],

@@ -94,3 +94,20 @@ def test_ask_does_not_quote_a_later_question_as_what_came_after(api, notes):
     assert "sell" in after.text
     answer = ask(api, "Which car has she got?")["answer"]
     assert "old Golf" in answer and "sell" not in answer
+
+
+def test_a_profile_fact_comes_with_what_the_user_said_later_of_it(api, notes):
+    """ "I'm a nurse at the Royal Infirmary." is who she is ("About this user"); months later "Handed in my notice
+    at the Infirmary, the hospice wants me from March." says otherwise in words no reading takes for a change, so
+    both stay live. Asked anything, the profile shows the later statement right after the fact, dated."""
+    say(api, "s1", "I'm a nurse at the Royal Infirmary.", when="2024-01-02T10:00:00Z")
+    say(
+        api, "s2", "Handed in my notice at the Infirmary, the hospice wants me from March.", when="2024-06-02T10:00:00Z"
+    )
+    assert Memory.objects.get(text__contains="Royal").kind == "user_profile"
+    assert Memory.objects.filter(retired_at__isnull=True).count() == 2
+    block = context(api, "What music does she listen to?")
+    profile = block.split("### About this user")[1].split("###")[0]
+    lines = [line for line in profile.splitlines() if line.startswith("- [")]
+    (nurse,) = [n for n, line in enumerate(lines) if "Royal" in line]
+    assert "hospice" in lines[nurse + 1] and "(2024-06-02)" in lines[nurse + 1]
