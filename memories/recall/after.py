@@ -32,7 +32,8 @@ AFTER_MOST = 6
 
 LATER_SQL = """
     WITH shown AS (
-        SELECT id, kb_id, end_user_id, embedding, reading, coalesce(valid_from, created_at) AS said
+        SELECT id, kb_id, end_user_id, embedding, coalesce(valid_from, created_at) AS said,
+               ARRAY(SELECT jsonb_object_keys(coalesce(reading -> 'slots', '{{}}'::jsonb))) AS attributes
         FROM memories_memory WHERE id = ANY(%s) AND end_user_id = %s
     ), theirs AS (
         SELECT o.id, o.kb_id, o.embedding, o.reading, coalesce(o.valid_from, o.created_at) AS said
@@ -40,12 +41,11 @@ LATER_SQL = """
         WHERE o.end_user_id = %s AND o.kb_id IN (SELECT kb_id FROM shown)
           AND o.retired_at IS NULL AND NOT o.quarantined AND {fresh}
         ORDER BY coalesce(o.valid_from, o.created_at) DESC LIMIT %s
-    ), pairs AS (
+    ), pairs AS MATERIALIZED (  -- narrow rows: the window sorts these, not the statements' vectors and readings
         SELECT s.id AS shown_id, o.id AS later_id, o.said,
                CASE WHEN s.embedding IS NULL OR o.embedding IS NULL THEN NULL
                     ELSE 1 - (o.embedding <=> s.embedding) END AS similarity,
-               (o.reading -> 'slots') ?| ARRAY(SELECT jsonb_object_keys(coalesce(s.reading -> 'slots', '{{}}'::jsonb)))
-                   AS same_attribute
+               (o.reading -> 'slots') ?| s.attributes AS same_attribute
         FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said > s.said
     ), judged AS (
         SELECT *, avg(similarity) OVER w AS mean, coalesce(stddev_pop(similarity) OVER w, 0) AS spread,
