@@ -103,15 +103,22 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     hits = [h for h in map(functools.partial(_without, in_profile), _qualified(hits, asked)) if h]
     # What the user said later of the same things comes with what is shown, dated: the newer beside the older; of the
     # profile's facts too (a change offline reading did not tell leaves the old fact live, and the profile shows it).
-    hits = with_later(hits, end_user_id, kb_names, frozenset(in_profile))
-    shown = frozenset(pk for h in hits if h.type == "memory" for pk in h.ids)
-    profile = with_later(profile, end_user_id, kb_names, shown)
+    hits, profile = _with_later_both(hits, profile, end_user_id, kb_names)
     return Retrieved(
         profile=profile,
         memories=[h for h in hits if h.type in ("memory", "turn")],
         insights=[h for h in hits if h.type == "insight"],
         vector=as_vectors([embedding.result()])[0],
     )
+
+
+def _with_later_both(hits: list[Hit], profile: list[Hit], end_user_id, kb_names) -> tuple[list[Hit], list[Hit]]:
+    """``hits`` and ``profile``, each shown memory with the end user's later statement about the same thing after it
+    (one search for both): a statement shown in either part already is not shown again."""
+    shown = with_later(hits + profile, end_user_id, kb_names)
+    profile_ids, in_profile, in_hits = {h.id for h in profile}, {id(h) for h in profile}, {id(h) for h in hits}
+    mine = {id(h) for h in shown if id(h) in in_profile or (id(h) not in in_hits and h.follows in profile_ids)}
+    return [h for h in shown if id(h) not in mine], [h for h in shown if id(h) in mine]
 
 
 def context_build(
