@@ -103,8 +103,12 @@ def _extractive(
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
     second = _second(scored, asked_now=bool(newer))
-    chosen = [best[1], second[1]] if second else [best[1]]
-    # What the user said later of the same things; one that only asks ("So is it fast?") states no newer value.
+    return _answer([best[1], second[1]] if second else [best[1]], earlier, end_user_id)
+
+
+def _answer(chosen: list[Hit], earlier: dict, end_user_id: int | None) -> tuple[str, list[int]]:
+    """The chosen statements quoted, each after what the end user said later of the same thing (one that only asks,
+    "So is it fast?", states no newer value), each dated when they were said on different days; and the ids."""
     later = {
         shown: after
         for shown, after in later_statements(chosen, end_user_id, {}).items()
@@ -127,14 +131,15 @@ def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:
     by_id = {hit.id: hit for hit in chosen}
     out: list[Hit] = []
     for hit in chosen:
-        if hit in out:
+        if any(hit is other for other in out):
             continue
         after = later.get(hit.id)
         after = by_id.get(after) if isinstance(after, int) else after
+        at = next((i for i, other in enumerate(out) if other is after), None)
         if after is None or after is hit:
             out.append(hit)
-        elif after in out:
-            out.insert(out.index(after) + 1, hit)
+        elif at is not None:
+            out.insert(at + 1, hit)
         else:
             out += [after, hit]
     return out
