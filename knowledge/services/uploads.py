@@ -22,7 +22,7 @@ UPLOAD_TYPES = sorted(TEXT_TYPES)
 
 
 def _free_slug(kb: KnowledgeBase, wanted: str) -> str:
-    base = (slugify(wanted)[:56].strip("-") or "document").ljust(2, "0")
+    base = (slugify(wanted.replace("_", " "))[:56].strip("-") or "document").ljust(2, "0")
     taken = set(Document.objects.filter(kb=kb, slug__startswith=base).values_list("slug", flat=True))
     taken |= set(files.files_list(kb)[0])
     if base not in taken:

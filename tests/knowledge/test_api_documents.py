@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from kbsite.models import JobRun
@@ -32,6 +34,22 @@ def test_each_supported_type_is_uploaded_extracted_and_indexed(api, kb):
         assert doc["chunk_count"] >= 1 and doc["doc_type"] == "upload"
         content = api.get(f"{DOCS}{doc['slug']}/").json()["content"]
         assert "Porto" in content or "beehives" in content.lower(), (doc["source"], content)
+
+
+def test_an_upload_named_with_underscores_gets_a_slug_every_document_route_takes(api, kb):
+    """A file name's underscores and spaces become hyphens: a slug holds only letters, digits and hyphens, and the
+    document is read, searched and listed by it."""
+    response = _upload(api, ("Opening_hours and holidays.md", b"# Opening hours\n\nWe open at nine on weekdays.\n"))
+    assert response.status_code == 202, response.text
+    slug = response.json()["documents"][0]["slug"]
+    assert slug == "opening-hours-and-holidays"
+    files.slug_check(slug)
+    run_queued_tasks()
+    assert "nine" in api.get(f"{DOCS}{slug}/").json()["content"]
+    found = api.post("/api/v1/tools/knowledge_search/", json={"arguments": {"query": "weekday opening", "kb": "notes"}})
+    assert found.json()["result"]["results"][0]["slug"] == slug
+    read = api.post("/api/v1/tools/knowledge_read/", json={"arguments": {"slug": slug, "kb": "notes"}})
+    assert read.status_code == 200 and "nine" in read.json()["result"]["content"]
 
 
 def test_unsupported_empty_and_oversized_uploads_are_refused_with_a_message(api, kb, settings):
@@ -203,3 +221,18 @@ def test_utf16_text_is_read_when_the_file_says_so():
     assert extract_text("notes.txt", "Ação concluída".encode("utf-16")) == "Ação concluída"
     with pytest.raises(ExtractionFailed, match="binary"):
         extract_text("notes.txt", "Ação".encode("utf-16-le"))  # no mark: its NUL bytes say binary
+
+
+def test_uploads_stored_with_underscored_slugs_are_given_hyphens_keeping_their_file(kb):
+    """The migration for uploads stored before: each underscored slug becomes the hyphened one, numbered when taken."""
+    from django.apps import apps
+
+    hyphenate = importlib.import_module("knowledge.migrations.0007_upload_slugs").hyphenate
+    meta = {"file": "uploads/opening_hours.md"}
+    old = Document.objects.create(kb=kb, slug="opening_hours", title="Hours", doc_type="upload", metadata=meta)
+    Document.objects.create(kb=kb, slug="price-list", title="Prices", doc_type="upload")
+    clash = Document.objects.create(kb=kb, slug="price_list", title="Prices again", doc_type="upload")
+    hyphenate(apps, None)
+    old.refresh_from_db(), clash.refresh_from_db()
+    assert (old.slug, old.metadata["file"]) == ("opening-hours", "uploads/opening_hours.md")
+    assert clash.slug == "price-list-2"
