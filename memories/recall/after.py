@@ -52,7 +52,7 @@ LATER_SQL = """
                count(*) OVER w AS compared
         FROM pairs WINDOW w AS (PARTITION BY shown_id)
     )
-    SELECT DISTINCT ON (shown_id) shown_id, later_id FROM judged
+    SELECT shown_id, later_id, said::date FROM judged
     WHERE same_attribute OR (similarity >= %s AND (compared < %s OR similarity >= mean + %s * spread))
     ORDER BY shown_id, said DESC, later_id DESC
 """
@@ -84,20 +84,35 @@ def later_statements(
                 AFTER_SPREAD,
             ],
         )
-        pairs = cursor.fetchall()
+        options = _latest_day(cursor.fetchall(), elsewhere)
     have = {pk for h in shown if h.type == "memory" for pk in h.ids}
-    pairs = [(shown_id, later_id) for shown_id, later_id in pairs if later_id not in elsewhere]
-    found: dict[int, Hit | int] = {shown_id: later_id for shown_id, later_id in pairs if later_id in have}
+    found: dict[int, Hit | int] = {}
     wanted: dict[int, int] = {}
-    for shown_id, later_id in pairs:
-        if later_id not in have and later_id not in wanted.values() and len(wanted) < AFTER_MOST:
-            wanted[shown_id] = later_id
+    for shown_id, ids in options.items():
+        new = next((pk for pk in ids if pk not in have and pk not in wanted.values()), None)
+        if new is not None and len(wanted) < AFTER_MOST:
+            wanted[shown_id] = new
+        elif (old := next((pk for pk in ids if pk in have), None)) is not None:
+            found[shown_id] = old
     rows = {row["id"]: row for row in hit_rows(Memory.objects.filter(pk__in=wanted.values()))}
     later = {shown_id: memory_hit(rows[pk], kb_names) for shown_id, pk in wanted.items() if pk in rows}
     for hit in later.values():
         hit.signals = ["after"]
     sources_attach(list(later.values()))
     return found | later
+
+
+def _latest_day(rows: list[tuple[int, int, object]], elsewhere: frozenset[int]) -> dict[int, list[int]]:
+    """Of each shown statement's later ones about the same thing (``rows``: shown, later, day said; latest first),
+    those of the day the latest was said, not shown ``elsewhere``, latest first: a change is often told over a few
+    turns ("Slowly, I need lunches I can eat in a lab" after "the sixth form college in Sutton is a whole different
+    beast"), and one of them shown already, or with another statement, must not hide the others."""
+    days: dict[int, list[int]] = {}
+    latest: dict[int, object] = {}
+    for shown_id, later_id, day in rows:
+        if latest.setdefault(shown_id, day) == day and later_id not in elsewhere:
+            days.setdefault(shown_id, []).append(later_id)
+    return days
 
 
 def with_later(

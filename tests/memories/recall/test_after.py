@@ -47,6 +47,24 @@ def test_a_later_statement_close_in_meaning_comes_with_the_one_shown_and_unrelat
     assert later_statements(_shown("cello"), end_user, {}) == {}
 
 
+def test_a_change_told_over_two_turns_comes_with_each_statement_it_follows_not_with_one_only(api, notes):
+    """Two statements about the car, and a change told over two turns of one later day: each of the two brings one of
+    that day's statements (before, both wanted the latest, the first got it and the second came alone); one shown in
+    the block already does not keep the other out."""
+    say(api, "s1", "My car is an old Golf.", "I drive my Golf to work every day.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "Sold the Golf last week, I ride an e-bike now.",
+        "My old Golf is gone, the e-bike takes me everywhere.", when="2024-06-02T10:00:00Z")  # fmt: skip
+    end_user = Memory.objects.get(text__contains="car is an old Golf").end_user_id
+    shown = _shown("car is an old Golf") + _shown("drive my Golf")
+    later = later_statements(shown, end_user, {})
+    assert sorted(hit.text for hit in later.values()) == [
+        "My old Golf is gone, the e-bike takes me everywhere.",
+        "Sold the Golf last week, I ride an e-bike now.",
+    ]
+    later = later_statements(_shown("car is an old Golf") + _shown("takes me everywhere"), end_user, {})
+    assert "Sold the Golf" in later[shown[0].id].text
+
+
 def test_the_block_shows_the_later_statement_dated_and_ask_answers_with_it_when_asked_how_things_stand_now(api, notes):
     """ "What car does she drive these days?": the block shows the Golf and, dated after it, once, what was said of it
     later; ask quotes the later, once."""
