@@ -282,7 +282,7 @@ def _render(profile, memories, insights, documents) -> str:
     for title, items in (
         ("### About this user", [(_refs(h), h.text, _dated(h, earlier)) for h in profile]),
         ("### Memories", [(_refs(h), h.text, _dated(h, earlier)) for h in memories]),
-        ("### Insights", [(f"insight {h.id}", h.text, _dated(h, earlier, dated=False)) for h in insights]),
+        ("### Insights", [(f"insight {h.id}", h.text, _spanned(h, earlier)) for h in insights]),
         (
             "### Relevant documents",
             [(f"doc {d['document']}#{d['chunk']}", d["text"], f"{d['title']}: {d['text']}") for d in documents],
@@ -309,6 +309,16 @@ def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:
         return True
     shorter, longer = sorted((words, entry.words), key=len)
     return len(shorter) >= 3 and shorter <= longer and len(longer - shorter) <= max(1, len(shorter) // 4)
+
+
+def _spanned(hit: Hit, earlier: dict) -> str:
+    """An insight with the days its memories were said, first to last: it quotes them, and one may be what held
+    before a change ("i live in Vila Madalena" beside the later "we moved to Bela Vista"); the reader sees how old
+    it is, in any language."""
+    if hit.span is None or any(("insight", hit.id) == key for key in earlier):
+        return _dated(hit, earlier, dated=False)
+    first, last = (f"{when:%Y-%m-%d}" for when in hit.span)
+    return f"({first} – {last}) {hit.text}" if first != last else f"({first}) {hit.text}"
 
 
 def _dated(hit: Hit, earlier: dict, dated: bool = True) -> str:

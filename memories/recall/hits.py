@@ -34,7 +34,13 @@ MEMORY_HITS_SQL = f"""
             (SELECT min(l.message_id) FROM memories_memory_source_messages l WHERE l.memory_id = memories_memory.id)
         END
     FROM memories_memory WHERE id = ANY(%s)"""
-INSIGHT_HITS_SQL = f"SELECT id, kb_id, text, {_micros('created_at')}, language FROM memories_insight WHERE id = ANY(%s)"
+# An insight with the span of what its memories were said (see Hit.span).
+INSIGHT_HITS_SQL = f"""
+    SELECT i.id, i.kb_id, i.text, {_micros("i.created_at")}, i.language,
+        {_micros("min(coalesce(m.valid_from, m.created_at))")}, {_micros("max(coalesce(m.valid_from, m.created_at))")}
+    FROM memories_insight i
+    LEFT JOIN memories_insight_memories l ON l.insight_id = i.id LEFT JOIN memories_memory m ON m.id = l.memory_id
+    WHERE i.id = ANY(%s) GROUP BY i.id"""
 
 
 def at(micros: int | None) -> datetime | None:
@@ -64,6 +70,8 @@ class Hit:
     language: str = ""  # the code of the language it is in, as told when it came in
     reading: dict = field(default_factory=dict)  # a memory's: what it states and says has changed, read once
     follows: int | None = None  # a later statement about the same thing: the id of the hit it came with
+    # An insight's: when the first and the last of its memories were said (it may quote what has changed since).
+    span: tuple[datetime, datetime] | None = None
 
     @property
     def ids(self) -> list[int]:
@@ -103,7 +111,7 @@ def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
                 hits[("memory", hit.id)] = hit
         if insight_ids:
             cursor.execute(INSIGHT_HITS_SQL, [insight_ids])
-            for pk, kb_id, text, created_us, language in cursor.fetchall():
+            for pk, kb_id, text, created_us, language, first_us, last_us in cursor.fetchall():
                 hits[("insight", pk)] = Hit(
                     id=pk,
                     type="insight",
@@ -112,6 +120,7 @@ def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:
                     kind="insight",
                     created_at=at(created_us),
                     kb=kb_names.get(kb_id, ""),
+                    span=(at(first_us), at(last_us)) if first_us is not None else None,
                 )
     return hits
 

@@ -3,6 +3,8 @@ per thing said (with all its sources), and no memory let in by a name alone."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from kbsite.models import EndUser
 from memories.models import Memory
 from memories.services import memories_embed_missing
@@ -111,6 +113,22 @@ def test_an_entry_that_holds_an_earlier_one_and_says_more_is_kept(api, kb):
     memories_embed_missing()
     text = _context(api, "Where did Alice move to?")["context"]
     assert f"[memory {lisbon.pk}] " in text and f"[insight {insight.pk}] " in text, text
+
+
+def test_an_insight_shows_the_days_its_memories_were_said(api, kb):
+    """An insight quotes its memories, and one may be what held before a change: it shows the days they were said,
+    first to last, as a memory shows its own day."""
+    said = [datetime(2024, 1, 2, tzinfo=UTC), datetime(2024, 6, 2, tzinfo=UTC)]
+    cello = MemoryFactory(kb=kb, text="Alice took up the cello.", valid_from=said[0])
+    orchestra = MemoryFactory(kb=kb, text="Alice joined an amateur orchestra as a cellist.", valid_from=said[1])
+    insight = InsightFactory(kb=kb, text="Alice's cello lessons led her to an orchestra.")
+    insight.memories.set([cello, orchestra])
+    alone = InsightFactory(kb=kb, text="Alice practises the cello most evenings.")
+    alone.memories.set([cello])
+    memories_embed_missing()
+    text = _context(api, "What instrument does Alice play?")["context"]
+    assert f"[insight {insight.pk}] (2024-01-02 – 2024-06-02) Alice's cello lessons" in text, text
+    assert f"[insight {alone.pk}] (2024-01-02) Alice practises" in text, text
 
 
 def test_a_match_on_a_name_alone_does_not_let_a_memory_in(api, kb):
