@@ -38,6 +38,18 @@ class Answer:
     memories: list[Hit]
 
 
+def _first(memories: list[Hit], k: int) -> list[Hit]:
+    """The block's first ``k`` memories found for the question, each with the later statement that came with it."""
+    out, found = [], 0
+    for hit in memories:
+        if "after" not in hit.signals:
+            if found == k:
+                break
+            found += 1
+        out.append(hit)
+    return out
+
+
 def _extractive(
     question: str, hits: list[Hit], vector=None, names: list[str] = (), end_user_id: int | None = None
 ) -> tuple[str, list[int]]:
@@ -267,7 +279,7 @@ def kb_ask(
 def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller: Caller) -> Answer:
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
     # The profile always: it is what the block shows first.
-    hits = list({(h.type, h.id): h for h in got.memories[:k] + got.profile + got.insights}.values())
+    hits = list({(h.type, h.id): h for h in _first(got.memories, k) + got.profile + got.insights}.values())
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:

@@ -129,3 +129,14 @@ def test_a_profile_fact_comes_with_what_the_user_said_later_of_it(api, notes):
     lines = [line for line in profile.splitlines() if line.startswith("- [")]
     (nurse,) = [n for n, line in enumerate(lines) if "Royal" in line]
     assert "hospice" in lines[nurse + 1] and "(2024-06-02)" in lines[nurse + 1]
+
+
+def test_ask_reads_the_first_memories_found_each_with_what_came_after_it_not_fewer():
+    """Ask reads the block's first k memories found for the question: a later statement brought with one of them
+    comes too, and takes no found memory's place (three found with one later each, k=3: all six)."""
+    from memories.recall.answers import _first
+
+    found = [Hit(id=n, type="memory", text=f"found {n}", kind="fact") for n in range(1, 5)]
+    later = [Hit(id=10 + n, type="memory", text=f"later {n}", kind="fact", signals=["after"]) for n in range(1, 4)]
+    block = [found[0], later[0], found[1], later[1], found[2], later[2], found[3]]
+    assert [hit.id for hit in _first(block, 3)] == [1, 11, 2, 12, 3, 13]
