@@ -2,7 +2,9 @@
 replaced value as current.
 
 A text is judged in units: the block's lines (its entries), and an answer's sentences too (a day written with a
-period, as German writes "am 12. November", does not end one). Matching is
+period, as German writes "am 12. November", does not end one). A sentence of an answer belongs to the quote it is
+in: one that opens with no date or mark of its own takes those its quote opened with ("(2024-01-14) Ramesh: Slowly.
+Every morning I walk in KBR Park now." is two units dated 2024-01-14). Matching is
 case-insensitive on whole words ("cat" is not in "category").
 
 - A unit is **marked earlier** when the product says so in it: its "(earlier…)" marker (the block's
@@ -25,6 +27,8 @@ from datetime import date
 EARLIER = re.compile(r"\(earlier\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+# What opens a quote in an answer: its date, "(2024-01-14)", or the product's mark, "(earlier, until …)".
+OPENING = re.compile(r"^\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2})\)", re.I)
 
 
 def mentions(text: str, phrase: str) -> bool:
@@ -38,7 +42,18 @@ def names_any(text: str, phrases: list[str]) -> bool:
 def units(text: str, *, sentences: bool) -> list[str]:
     """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
     lines = [line for line in text.splitlines() if line.strip()]
-    return [s for line in lines for s in SENTENCE.split(line)] if sentences else lines
+    if not sentences:
+        return lines
+    out = []
+    for line in lines:
+        opening = ""
+        for sentence in SENTENCE.split(line):
+            if match := OPENING.match(sentence):
+                opening = match.group(0)
+                out.append(sentence)
+            else:
+                out.append(f"{opening} {sentence}" if opening else sentence)
+    return out
 
 
 def marked_earlier(unit: str) -> bool:

@@ -63,3 +63,15 @@ def test_a_day_written_as_an_ordinal_does_not_end_a_sentence():
     assert stale_units("Ich wohne in Köln. Seit 2020. Berlin war davor.", ["Köln"], ["Berlin"], sentences=True) == [
         "Ich wohne in Köln."
     ]
+
+
+def test_a_sentence_of_an_answer_is_dated_and_marked_by_the_quote_it_is_in():
+    """An answer quotes statements, each opening on its date or the product's mark: the sentences after the opening
+    one were said that day too, and held until then too. The newer quote's second sentence outdates the older."""
+    answer = "(2025-03-02) Rosa: Big week. Got the keys in Glasgow! (2024-06-01) Rosa: I rent in Leeds. It's cold."
+    assert stale_units(answer, ["Leeds"], ["Glasgow"], sentences=True) == []
+    older = "(2024-06-01) Rosa: Hi. I rent in Leeds. (2025-03-02) Rosa: Busy. Glasgow next year maybe."
+    assert stale_units(older, ["Leeds"], ["Glasgow"], sentences=True) == []
+    marked = "(earlier, until 2025-03-02) Rosa: Hello. I rent in Leeds."
+    assert not holds(marked, ["Leeds"], sentences=True)
+    assert holds(marked, ["Leeds"], history=True, sentences=True)
