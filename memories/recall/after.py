@@ -39,14 +39,14 @@ LATER_SQL = """
         SELECT o.id, o.kb_id, o.embedding, o.reading, coalesce(o.valid_from, o.created_at) AS said
         FROM memories_memory o
         WHERE o.end_user_id = %s AND o.kb_id IN (SELECT kb_id FROM shown)
-          AND o.retired_at IS NULL AND NOT o.quarantined AND {fresh}
+          AND {live} NOT o.quarantined AND {fresh}
         ORDER BY coalesce(o.valid_from, o.created_at) DESC LIMIT %s
     ), pairs AS MATERIALIZED (  -- narrow rows: the window sorts these, not the statements' vectors and readings
         SELECT s.id AS shown_id, o.id AS later_id, o.said,
                CASE WHEN s.embedding IS NULL OR o.embedding IS NULL THEN NULL
                     ELSE 1 - (o.embedding <=> s.embedding) END AS similarity,
                (o.reading -> 'slots') ?| s.attributes AS same_attribute
-        FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said > s.said
+        FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said {direction} s.said
     ), judged AS (
         SELECT *, avg(similarity) OVER w AS mean, coalesce(stddev_pop(similarity) OVER w, 0) AS spread,
                count(*) OVER w AS compared
@@ -65,6 +65,19 @@ def later_statements(
     it about the same thing: its id when it is shown already, else a hit of it (at most AFTER_MOST of those); one
     shown ``elsewhere`` in the block (the profile) comes again neither. None for shared facts: they are about
     anyone."""
+    return _statements_about(shown, end_user_id, kb_names, elsewhere, before=False)
+
+
+def earlier_statements(shown: list[Hit], end_user_id: int | None, kb_names: dict[int, str]) -> dict[int, Hit | int]:
+    """For each shown memory of the end user, the latest of their memories said before it about the same thing, as
+    :func:`later_statements` finds it, a retired one too (what held before a change): asked how things were before
+    ("Where did she work before the startup?"), that is what answers."""
+    return _statements_about(shown, end_user_id, kb_names, frozenset(), before=True)
+
+
+def _statements_about(
+    shown: list[Hit], end_user_id: int | None, kb_names: dict[int, str], elsewhere: frozenset[int], *, before: bool
+) -> dict[int, Hit | int]:
     ids = [h.id for h in shown if h.type == "memory"]
     if end_user_id is None or not ids:
         return {}
@@ -72,7 +85,9 @@ def later_statements(
     floor, span = embeddings.pair_scale()  # two statements compared, not a question and a statement
     with reads.cursor() as cursor:
         cursor.execute(
-            LATER_SQL.format(fresh=fresh),
+            LATER_SQL.format(
+                fresh=fresh, live="" if before else "o.retired_at IS NULL AND", direction="<" if before else ">"
+            ),
             [
                 ids,
                 end_user_id,
@@ -97,7 +112,7 @@ def later_statements(
     rows = {row["id"]: row for row in hit_rows(Memory.objects.filter(pk__in=wanted.values()))}
     later = {shown_id: memory_hit(rows[pk], kb_names) for shown_id, pk in wanted.items() if pk in rows}
     for hit in later.values():
-        hit.signals = ["after"]
+        hit.signals = ["before" if before else "after"]
     sources_attach(list(later.values()))
     return found | later
 

@@ -15,7 +15,7 @@ from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.ingest.changes import names_a_time
 from memories.ingest.statements import statement_read
-from memories.recall.after import later_statements
+from memories.recall.after import earlier_statements, later_statements
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
@@ -68,8 +68,10 @@ def _extractive(
     found by meaning alone); the block's small talk is not an answer. None: "I don't remember". ``names`` are those
     of the people the question asks about by relation ("his wife": priya), words of the answer as the block
     searched them; ``end_user_id``, whose later statements come with those quoted (none: shared facts only)."""
-    earlier = held_earlier(hits)
     lang = languages.current().words
+    asked_before = lang.BEFORE.search(question) is not None
+    # What a newer fact says otherwise held earlier: left out, unless the question asks how things were before.
+    earlier = {} if asked_before else held_earlier(hits)
     # Each statement not held earlier (a newer fact says otherwise), with the rank of its hit.
     candidates = [
         (rank, hit, pk, text)
@@ -115,18 +117,25 @@ def _extractive(
     scored.sort(key=lambda row: -row[0])
     best = scored[0]
     second = _second(scored, asked_now=bool(newer))
-    return _answer([best[1], second[1]] if second else [best[1]], earlier, end_user_id)
+    chosen = [best[1], second[1]] if second else [best[1]]
+    return _answer(chosen, earlier, end_user_id, asked_before=asked_before)
 
 
-def _answer(chosen: list[Hit], earlier: dict, end_user_id: int | None) -> tuple[str, list[int]]:
+def _answer(
+    chosen: list[Hit], earlier: dict, end_user_id: int | None, *, asked_before: bool = False
+) -> tuple[str, list[int]]:
     """The chosen statements quoted, each after what the end user said later of the same thing (one that only asks,
-    "So is it fast?", states no newer value), each dated when they were said on different days; and the ids."""
+    "So is it fast?", states no newer value), each dated when they were said on different days; and the ids. Asked
+    how things were before, each comes after what the end user said before it of the same thing too (a retired
+    statement included: what held before the change)."""
     later = {
         shown: after
         for shown, after in later_statements(chosen, end_user_id, {}).items()
         if isinstance(after, int) or not _asking(after.text)
     }
     quoted = [hit for hit in _with_later(chosen, later) if any(("memory", pk) not in earlier for pk in hit.ids)]
+    if asked_before:  # in the order they were said: what came before reads first
+        quoted = sorted(_with_before(quoted, earlier_statements(quoted, end_user_id, {})), key=_said)
     dated = len({_said(hit).date() for hit in quoted}) > 1  # said on different days: each says when
     texts, cited = [], []
     for hit in quoted:
@@ -154,6 +163,20 @@ def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:
             out.insert(at + 1, hit)
         else:
             out += [after, hit]
+    return out
+
+
+def _with_before(quoted: list[Hit], before: dict[int, Hit | int]) -> list[Hit]:
+    """The statements to quote with, before each, the end user's earlier statement about the same thing (``before``:
+    memories.recall.after's, by the quoted hit's id), unless it is quoted already."""
+    have = {pk for hit in quoted for pk in hit.ids}
+    out: list[Hit] = []
+    for hit in quoted:
+        then = before.get(hit.id)
+        if isinstance(then, Hit) and then.id not in have and not _asking(then.text):
+            out.append(then)
+            have.add(then.id)
+        out.append(hit)
     return out
 
 

@@ -51,6 +51,22 @@ def test_a_question_asks_how_things_stand_now_in_its_own_words(code, question):
 
 
 @pytest.mark.parametrize(
+    ("code", "before", "now"),
+    [("en", "Which bank did he work for before the move?", "Which bank does he work for?"),
+     ("es", "¿En qué banco trabajaba antes de mudarse?", "¿En qué banco trabaja?"),
+     ("de", "Bei welcher Bank war er vorher?", "Bei welcher Bank ist er?"),
+     ("fr", "Dans quelle banque travaillait-il auparavant ?", "Dans quelle banque travaille-t-il ?"),
+     ("pt", "Em que banco ele trabalhava antes?", "Em que banco ele trabalha?")],
+)  # fmt: skip
+def test_a_question_asks_how_things_were_before_in_its_own_words(code, before, now):
+    """ "before", "antes", "vorher", "auparavant": the question asks how things were before a change, and ask quotes
+    what was said before of the same thing; one that does not ask so is not read as asking it."""
+    with languages.override(code):
+        assert languages.current().words.BEFORE.search(before)
+        assert not languages.current().words.BEFORE.search(now)
+
+
+@pytest.mark.parametrize(
     ("code", "question", "month"),
     [("de", "Was war am 3. März 2024?", 3), ("fr", "Que s'est-il passé le 3 mars 2024 ?", 3),
      ("pt", "O que houve em março de 2024?", 3)],

@@ -56,6 +56,8 @@ NOW = re.compile(
     r"noch|nicht mehr|neuerdings)\b",
     re.I,
 )
+# Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
+BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
 # A clause that only likes what was just said ("Das mag ich.", "Ich liebe es!"): a reaction, not a preference.
 REACTION = re.compile(r"(?:(?:das|es|sowas) mag ich|ich (?:mag|liebe|hasse) (?:das|es|sowas))(?: sehr| total)?", re.I)

@@ -94,6 +94,8 @@ RELATIVE_TIME = re.compile(
 )
 # A question asking how things stand now.
 NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
+# Asked about how things were before a change ("¿Dónde trabajaba antes de la startup?").
+BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(?:me (?:encanta|encantan|gusta|gustan)|prefiero|odio|detesto|mi \w+ favorit[oa])\b", re.I)
 # A clause that only likes what was just said ("¡Me encanta!", "me gusta la idea"): a reaction, not a preference.

@@ -58,6 +58,8 @@ NOW = re.compile(
     r"toujours|encore|ne \w+ plus|dernièrement)\b",
     re.I,
 )
+# Asked about how things were before a change ("Où travaillait-elle avant ?").
+BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
 # A clause that only likes what was just said ("J'adore !", "j'aime bien l'idée"): a reaction, not a preference.
 REACTION = re.compile(r"(?:j'aime|j'adore|je déteste)(?: bien| beaucoup| trop)?(?: (?:ça|cela|l'idée))?", re.I)

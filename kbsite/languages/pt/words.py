@@ -54,6 +54,8 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(
     r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
 )
+# Asked about how things were before a change ("Onde ela trabalhava antes?").
+BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
 # A clause that only likes what was just said ("Adoro!", "gosto disso"): a reaction, not a preference.
 REACTION = re.compile(r"(?:gosto|adoro|odeio|gostei|adorei)(?: muito)?(?: (?:disso|disto|isso|isto|da ideia))?", re.I)

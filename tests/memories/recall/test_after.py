@@ -140,3 +140,14 @@ def test_ask_reads_the_first_memories_found_each_with_what_came_after_it_not_few
     later = [Hit(id=10 + n, type="memory", text=f"later {n}", kind="fact", signals=["after"]) for n in range(1, 4)]
     block = [found[0], later[0], found[1], later[1], found[2], later[2], found[3]]
     assert [hit.id for hit in _first(block, 3)] == [1, 11, 2, 12, 3, 13]
+
+
+def test_asked_how_things_were_before_ask_quotes_what_was_said_before_of_the_same_thing(api, notes):
+    """ "Where did I work before the startup?": the best statement names the startup; what the user said before of
+    the same thing (a retired one too) comes first, dated; asked how things stand, it does not come."""
+    say(api, "s1", "I work as a tester at Northwind in Leeds.", "Lovely sunny morning for a walk.",
+        when="2024-01-02T10:00:00Z")  # fmt: skip
+    say(api, "s2", "I left Northwind and now I work as a tester at a fintech startup.", when="2024-06-02T10:00:00Z")
+    answer = ask(api, "Where did I work before the startup?")["answer"]
+    assert answer.index("(2024-01-02) I work as a tester at Northwind") < answer.index("(2024-06-02)"), answer
+    assert "Northwind in Leeds" not in ask(api, "Where do I work at the moment?")["answer"]
