@@ -15,8 +15,10 @@ case-insensitive on whole words ("cat" is not in "category").
   asks about the past, and a unit marked earlier holds its fact as well.
 - A unit **presents a replaced value as current** when it names one of ``stale``, is not marked earlier, names no
   ``expect`` value itself (it then shows the change: "swapped the Golf for a Tesla"), and no unit of the text that
-  holds the fact is dated later than it. A unit's date is the first ISO date it shows ("(2024-07-14) …",
-  "On 2024-07-14: …"); a unit without one is never outdated by another.
+  holds the fact is dated later than it. A unit's date is its quote's ("(2024-07-14) …"), else the first ISO date it
+  shows ("On 2024-07-14: …"); a unit without one is never outdated by another.
+- Values are looked for in the unit as written, its own date included (a birthday answered by the day it was said:
+  "(2024-03-14) It's my birthday today!"), not in the date of the quote it only belongs to.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from datetime import date
 EARLIER = re.compile(r"\(earlier\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-# What opens a quote in an answer: its date, "(2024-01-14)", or the product's mark, "(earlier, until …)".
-OPENING = re.compile(r"^\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2})\)", re.I)
+# What the product writes before what was said: a block entry's "- [memory 12, doc faq#0] ", and a quote's date,
+# "(2024-01-14)" (an insight's span, "(2023-11-05 – 2024-10-01)"), or mark, "(earlier, until …)".
+OPENING = re.compile(
+    r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?)\))?", re.I
+)
 
 
 def mentions(text: str, phrase: str) -> bool:
@@ -41,18 +46,20 @@ def names_any(text: str, phrases: list[str]) -> bool:
 
 def units(text: str, *, sentences: bool) -> list[str]:
     """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not sentences:
-        return lines
+    return [unit for unit, _, _ in quoted_units(text, sentences=sentences)]
+
+
+def quoted_units(text: str, *, sentences: bool) -> list[tuple[str, str, str]]:
+    """Each unit, what was said in it, and the opening of the quote it is in (the date or mark it opens with, or
+    else the one its quote opened with; see OPENING)."""
     out = []
-    for line in lines:
+    for line in (line for line in text.splitlines() if line.strip()):
         opening = ""
-        for sentence in SENTENCE.split(line):
-            if match := OPENING.match(sentence):
-                opening = match.group(0)
-                out.append(sentence)
-            else:
-                out.append(f"{opening} {sentence}" if opening else sentence)
+        for sentence in SENTENCE.split(line) if sentences else [line]:
+            match = OPENING.match(sentence)
+            if match.group(1):
+                opening = match.group(1)
+            out.append((sentence, sentence[match.end() :].strip(), opening))
     return out
 
 
@@ -73,7 +80,8 @@ def holds(text: str, expect: list[str], *, history: bool = False, sentences: boo
     """Whether ``text`` holds the needed fact: a unit not marked earlier (any unit, asked about the past) names one
     of ``expect``."""
     return any(
-        names_any(unit, expect) and (history or not marked_earlier(unit)) for unit in units(text, sentences=sentences)
+        names_any(unit, expect) and (history or not marked_earlier(opening))
+        for unit, _, opening in quoted_units(text, sentences=sentences)
     )
 
 
@@ -81,13 +89,13 @@ def stale_units(text: str, stale: list[str], expect: list[str], *, sentences: bo
     """The units of ``text`` that present one of ``stale`` as current (see the module's docstring)."""
     if not stale:
         return []
-    all_units = units(text, sentences=sentences)
-    current = [dated(u) for u in all_units if names_any(u, expect) and not marked_earlier(u)]
+    all_units = quoted_units(text, sentences=sentences)
+    current = [dated(o or u) for u, _, o in all_units if names_any(u, expect) and not marked_earlier(o)]
     found = []
-    for unit in all_units:
-        if not names_any(unit, stale) or marked_earlier(unit) or names_any(unit, expect):
+    for unit, _, opening in all_units:
+        if not names_any(unit, stale) or marked_earlier(opening) or names_any(unit, expect):
             continue
-        when = dated(unit)
+        when = dated(opening or unit)
         if when is not None and any(later is not None and later > when for later in current):
             continue  # a newer statement of the fact sits beside it, dated: the reader sees which is current
         found.append(unit)

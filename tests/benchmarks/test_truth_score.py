@@ -75,3 +75,12 @@ def test_a_sentence_of_an_answer_is_dated_and_marked_by_the_quote_it_is_in():
     marked = "(earlier, until 2025-03-02) Rosa: Hello. I rent in Leeds."
     assert not holds(marked, ["Leeds"], sentences=True)
     assert holds(marked, ["Leeds"], history=True, sentences=True)
+
+
+def test_a_quotes_date_is_not_a_value_of_the_sentences_that_follow_it():
+    """A sentence takes its quote's date for when it was said, not as words of its own: "30" said nowhere is not
+    named by the sentence after "(2024-05-30) …"; the quote's own first sentence is judged as written, its date
+    included (a birthday answered by the day it was said)."""
+    answer = "(2024-05-30) Rosa: Cake! I turned 31 last week."
+    assert stale_units(answer, ["30"], ["31"], sentences=True) == ["(2024-05-30) Rosa: Cake!"]
+    assert holds("(2024-03-14) Lena: It's my birthday today!", ["03-14"], sentences=True)
