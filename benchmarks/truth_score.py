@@ -15,8 +15,8 @@ case-insensitive on whole words ("cat" is not in "category").
   asks about the past, and a unit marked earlier holds its fact as well.
 - A unit **presents a replaced value as current** when it names one of ``stale``, is not marked earlier, names no
   ``expect`` value itself (it then shows the change: "swapped the Golf for a Tesla"), and no unit of the text that
-  holds the fact is dated later than it. A unit's date is its quote's ("(2024-07-14) …"), else the first ISO date it
-  shows ("On 2024-07-14: …"); a unit without one is never outdated by another.
+  holds the fact is dated later than it. A unit's date is the first ISO date it shows ("(2024-07-14) …", "On
+  2024-07-14: …"), else its quote's; a unit without one is never outdated by another.
 - Values are looked for in the unit as written, its own date included (a birthday answered by the day it was said:
   "(2024-03-14) It's my birthday today!"), not in the date of the quote it only belongs to.
 """
@@ -76,11 +76,21 @@ def dated(unit: str) -> date | None:
     return None
 
 
+def _marked(unit: str, opening: str) -> bool:
+    """Marked earlier: in the unit itself, or by the quote it is in."""
+    return marked_earlier(unit) or marked_earlier(opening)
+
+
+def _when(unit: str, opening: str) -> date | None:
+    """The unit's date: its own, else that of the quote it is in."""
+    return dated(unit) or dated(opening)
+
+
 def holds(text: str, expect: list[str], *, history: bool = False, sentences: bool = False) -> bool:
     """Whether ``text`` holds the needed fact: a unit not marked earlier (any unit, asked about the past) names one
     of ``expect``."""
     return any(
-        names_any(unit, expect) and (history or not marked_earlier(opening))
+        names_any(unit, expect) and (history or not _marked(unit, opening))
         for unit, _, opening in quoted_units(text, sentences=sentences)
     )
 
@@ -90,12 +100,12 @@ def stale_units(text: str, stale: list[str], expect: list[str], *, sentences: bo
     if not stale:
         return []
     all_units = quoted_units(text, sentences=sentences)
-    current = [dated(o or u) for u, _, o in all_units if names_any(u, expect) and not marked_earlier(o)]
+    current = [_when(u, o) for u, _, o in all_units if names_any(u, expect) and not _marked(u, o)]
     found = []
     for unit, _, opening in all_units:
-        if not names_any(unit, stale) or marked_earlier(opening) or names_any(unit, expect):
+        if not names_any(unit, stale) or _marked(unit, opening) or names_any(unit, expect):
             continue
-        when = dated(opening or unit)
+        when = _when(unit, opening)
         if when is not None and any(later is not None and later > when for later in current):
             continue  # a newer statement of the fact sits beside it, dated: the reader sees which is current
         found.append(unit)
