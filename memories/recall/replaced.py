@@ -3,13 +3,18 @@
 A question is often worded as the fact it asks about was first said: "Where does Alice live?" is closer, in words and
 in meaning, to the retired "I live in Berlin" than to "I moved to Munich last month!", which replaced it. Recall
 searches the retired facts that something replaced beside the live ones (the "replaced" table), and gives each
-one's place to the live fact at the end of its chain of replacements, if that fact is in the recall's scope.
+one's place to the live fact at the end of its chain of replacements, if that fact is in the recall's scope. And,
+the other way, what the shown facts replaced, for a question about how things were before.
 """
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from kbsite.ai.fusion import Fusion
 from kbsite.replicas import reads
+from memories.models import Memory
+from memories.recall.hits import Hit, hit_rows, memory_hit
 from memories.recall.neighbours import IN_SCOPE_SQL
 from memories.recall.scope import Table
 
@@ -63,3 +68,22 @@ def _live_successors(retired: list[int], memories: Table) -> dict[int, int]:
         cursor.execute(sql, [list(set(live.values())), *memories.params])
         in_scope = {row[0] for row in cursor.fetchall()}
     return {start: pk for start, pk in live.items() if pk in in_scope}
+
+
+def what_they_replaced(shown: list[Hit], end_user_id: int | None) -> list[Hit]:
+    """The facts the shown memories replaced (retired, ``superseded_by`` one of them), of the end user or shared,
+    each knowing which it was replaced by (``follows``): asked how things were before a change, what held before is
+    the answer, and recall returns only what holds now."""
+    by_id = {pk: hit for hit in shown if hit.type == "memory" for pk in hit.ids}
+    if not by_id:
+        return []
+    rows = Memory.objects.filter(superseded_by_id__in=list(by_id), quarantined=False).filter(
+        Q(end_user_id=end_user_id) | Q(end_user__isnull=True) if end_user_id else Q(end_user__isnull=True)
+    )
+    successors = dict(rows.values_list("id", "superseded_by_id"))
+    out = []
+    for row in hit_rows(rows):
+        hit = memory_hit(row, {})
+        hit.follows, hit.signals = by_id[successors[hit.id]].id, ["replaced"]
+        out.append(hit)
+    return sorted(out, key=lambda hit: hit.id)

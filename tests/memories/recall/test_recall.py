@@ -193,6 +193,22 @@ def test_ask_with_llm_cites_only_memories_it_was_given(api, kb, fake_llm):
     assert f"[{memory.pk}] Alice's favourite food" in prompt and "stamps" not in prompt
 
 
+def test_ask_with_llm_asked_how_things_were_before_reads_what_the_shown_facts_replaced(api, kb, fake_llm):
+    """ "Where did Alice work before the bakery?": recall finds what holds now, the bakery; the fact it replaced comes
+    with it, marked as no longer true and citable. Asked how things stand, it does not."""
+    bakery = remember(kb, "Alice works at the Crumb & Co bakery.")
+    bank = remember(kb, "Alice works as a cashier at Northgate Bank.")
+    bank.retire(reason="superseded", superseded_by=bakery)
+    embed_all()
+    fake_llm.reply_json({"answer": "At Northgate Bank.", "citations": [bank.pk]})
+    body = api.post("/api/v1/kbs/notes/ask/", json={"question": "Where did Alice work before the bakery?"}).json()
+    assert body["answer"] == "At Northgate Bank." and body["citations"] == [bank.pk]
+    assert f"[{bank.pk}] (earlier, no longer true) Alice works as a cashier" in fake_llm.user_prompt()
+    fake_llm.reply_json({"answer": "At the bakery.", "citations": [bakery.pk]})
+    api.post("/api/v1/kbs/notes/ask/", json={"question": "Where does Alice work?"})
+    assert "Northgate" not in fake_llm.user_prompt()
+
+
 def test_ask_falls_back_to_extractive_when_the_llm_fails(api, kb, fake_llm):
     """A failing LLM still yields an answer, and the mode says why."""
     remember(kb, "Alice's favourite food is mushroom risotto.")
