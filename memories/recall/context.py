@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery
@@ -26,6 +27,7 @@ from memories.recall import Hit, RecallQuery, query_embedding, recall
 from memories.recall.after import with_later
 from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
+from memories.recall.replaced import what_they_replaced
 from memories.text import content_words
 
 HEADER = (
@@ -104,6 +106,10 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     # What the user said later of the same things comes with what is shown, dated: the newer beside the older; of the
     # profile's facts too (a change offline reading did not tell leaves the old fact live, and the profile shows it).
     hits, profile = _with_later_both(hits, profile, end_user_id, kb_names)
+    if languages.current().words.BEFORE.search(query):  # asked how things were before: what the facts replaced
+        replaced = what_they_replaced(hits + profile, end_user_id)
+        sources_attach(replaced)
+        hits, profile = _with_replaced(hits, replaced), _with_replaced(profile, replaced)
     return Retrieved(
         profile=profile,
         memories=[h for h in hits if h.type in ("memory", "turn")],
@@ -119,6 +125,16 @@ def _with_later_both(hits: list[Hit], profile: list[Hit], end_user_id, kb_names)
     profile_ids, in_profile, in_hits = {h.id for h in profile}, {id(h) for h in profile}, {id(h) for h in hits}
     mine = {id(h) for h in shown if id(h) in in_profile or (id(h) not in in_hits and h.follows in profile_ids)}
     return [h for h in shown if id(h) not in mine], [h for h in shown if id(h) in mine]
+
+
+def _with_replaced(hits: list[Hit], replaced: list[Hit]) -> list[Hit]:
+    """``hits`` with, after each memory, the facts it replaced (``replaced``: retired; shown as held until it was
+    said)."""
+    out: list[Hit] = []
+    for hit in hits:
+        out.append(hit)
+        out += [old for old in replaced if hit.type == "memory" and old.follows == hit.id]
+    return out
 
 
 def context_build(
@@ -265,7 +281,7 @@ class _Entry:
 
 def _render(profile, memories, insights, documents) -> str:
     entries: list[_Entry] = []
-    earlier = held_earlier(profile + memories + insights)
+    earlier = held_earlier(profile + memories + insights) | _replaced_until(profile + memories)
 
     def add(ref: str, text: str, shown: str | None = None) -> _Entry | None:
         """A new entry, or None when an earlier one says the same (it then lists this source too)."""
@@ -296,6 +312,12 @@ def _render(profile, memories, insights, documents) -> str:
         parts.append(title)
         parts += [f"- [{', '.join(e.refs)}] {e.text}" for e in kept]
     return llm.untrusted("memory", "\n".join([HEADER, *parts])) if parts else ""
+
+
+def _replaced_until(memories: list[Hit]) -> dict[tuple[str, int], datetime | None]:
+    """The replaced facts shown (asked how things were before), each held until the fact that replaced it was said."""
+    said = {hit.id: hit.valid_from or hit.created_at for hit in memories}
+    return {("memory", hit.id): said.get(hit.follows) for hit in memories if "replaced" in hit.signals}
 
 
 def _same(entry: _Entry, text: str, words: frozenset[str]) -> bool:

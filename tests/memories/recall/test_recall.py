@@ -209,6 +209,20 @@ def test_ask_with_llm_asked_how_things_were_before_reads_what_the_shown_facts_re
     assert "Northgate" not in fake_llm.user_prompt()
 
 
+def test_the_block_asked_how_things_were_before_shows_what_its_facts_replaced_as_held_until_then(api, kb):
+    """The context block for "Where did Alice work before the bakery?" shows the retired bank job after the bakery,
+    marked as held until the bakery was said; for "Where does Alice work?" it does not show it."""
+    bakery = remember(kb, "Alice works at the Crumb & Co bakery.", valid_from=timezone.now() - timedelta(days=3))
+    bank = remember(kb, "Alice works as a cashier at Northgate Bank.")
+    bank.retire(reason="superseded", superseded_by=bakery)
+    embed_all()
+    block = api.get("/api/v1/context/", params={"query": "Where did Alice work before the bakery?"}).json()["context"]
+    until = f"{bakery.valid_from:%Y-%m-%d}"
+    assert f"[memory {bank.pk}] (earlier, until {until}) Alice works as a cashier at Northgate Bank." in block, block
+    assert block.index("Crumb & Co") < block.index("Northgate")
+    assert "Northgate" not in api.get("/api/v1/context/", params={"query": "Where does Alice work?"}).json()["context"]
+
+
 def test_ask_falls_back_to_extractive_when_the_llm_fails(api, kb, fake_llm):
     """A failing LLM still yields an answer, and the mode says why."""
     remember(kb, "Alice's favourite food is mushroom risotto.")
