@@ -29,8 +29,8 @@ from datetime import date
 EARLIER = re.compile(r"\(earlier\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-# What the product writes before what was said: a block entry's "- [memory 12, doc faq#0] ", and a quote's date,
-# "(2024-01-14)" (an insight's span, "(2023-11-05 – 2024-10-01)"), or mark, "(earlier, until …)".
+# What opens a quote, after a block entry's "- [memory 12, doc faq#0] ": its date, "(2024-01-14)" (an insight's span,
+# "(2023-11-05 – 2024-10-01)"), or the product's mark, "(earlier, until …)".
 OPENING = re.compile(
     r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?)\))?", re.I
 )
@@ -44,22 +44,16 @@ def names_any(text: str, phrases: list[str]) -> bool:
     return any(mentions(text, phrase) for phrase in phrases)
 
 
-def units(text: str, *, sentences: bool) -> list[str]:
-    """The units a value is judged in: lines (the block's entries), and also sentences (an answer's)."""
-    return [unit for unit, _, _ in quoted_units(text, sentences=sentences)]
-
-
-def quoted_units(text: str, *, sentences: bool) -> list[tuple[str, str, str]]:
-    """Each unit, what was said in it, and the opening of the quote it is in (the date or mark it opens with, or
-    else the one its quote opened with; see OPENING)."""
+def units(text: str, *, sentences: bool) -> list[tuple[str, str]]:
+    """The units a value is judged in, lines (the block's entries) and also sentences (an answer's), each with the
+    opening of the quote it is in (the date or mark it opens with, or else the one its quote opened with; see
+    OPENING)."""
     out = []
     for line in (line for line in text.splitlines() if line.strip()):
         opening = ""
         for sentence in SENTENCE.split(line) if sentences else [line]:
-            match = OPENING.match(sentence)
-            if match.group(1):
-                opening = match.group(1)
-            out.append((sentence, sentence[match.end() :].strip(), opening))
+            opening = OPENING.match(sentence).group(1) or opening
+            out.append((sentence, opening))
     return out
 
 
@@ -91,7 +85,7 @@ def holds(text: str, expect: list[str], *, history: bool = False, sentences: boo
     of ``expect``."""
     return any(
         names_any(unit, expect) and (history or not _marked(unit, opening))
-        for unit, _, opening in quoted_units(text, sentences=sentences)
+        for unit, opening in units(text, sentences=sentences)
     )
 
 
@@ -99,10 +93,10 @@ def stale_units(text: str, stale: list[str], expect: list[str], *, sentences: bo
     """The units of ``text`` that present one of ``stale`` as current (see the module's docstring)."""
     if not stale:
         return []
-    all_units = quoted_units(text, sentences=sentences)
-    current = [_when(u, o) for u, _, o in all_units if names_any(u, expect) and not _marked(u, o)]
+    all_units = units(text, sentences=sentences)
+    current = [_when(u, o) for u, o in all_units if names_any(u, expect) and not _marked(u, o)]
     found = []
-    for unit, _, opening in all_units:
+    for unit, opening in all_units:
         if not names_any(unit, stale) or _marked(unit, opening) or names_any(unit, expect):
             continue
         when = _when(unit, opening)

@@ -21,7 +21,6 @@ from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
 from memories.recall.hits import Hit, joined_text
 from memories.recall.relatives import relatives_named
-from memories.recall.replaced import what_they_replaced
 from memories.recall.vector import similarities
 from memories.text import SENTENCE, content_words, stems
 
@@ -40,10 +39,11 @@ class Answer:
 
 
 def _first(memories: list[Hit], k: int) -> list[Hit]:
-    """The block's first ``k`` memories found for the question, each with the later statement that came with it."""
+    """The block's first ``k`` memories found for the question, each with what came with it: the later statement
+    about the same thing, and (asked how things were before) the facts it replaced."""
     out, found = [], 0
     for hit in memories:
-        if "after" not in hit.signals:
+        if not {"after", "replaced"} & set(hit.signals):
             if found == k:
                 break
             found += 1
@@ -304,9 +304,6 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     got = block_retrieve(caller=caller, kbs=[kb], query=question, budget_chars=budget_chars)
     # The profile always: it is what the block shows first.
     hits = list({(h.type, h.id): h for h in _first(got.memories, k) + got.profile + got.insights}.values())
-    # Asked how things were before, what the shown facts replaced too: recall finds only what holds now.
-    replaced = what_they_replaced(hits, caller.end_user_id) if languages.current().words.BEFORE.search(question) else []
-    hits += [h for h in replaced if not any(h.id in other.ids for other in hits)]
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:
@@ -314,7 +311,8 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
         answer, citations = _extractive(question, hits, got.vector, names, caller.end_user_id)
         why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
-    earlier = held_earlier(hits) | {("memory", h.id): None for h in replaced}
+    # What the block's facts replaced (asked how things were before) is listed as no longer true.
+    earlier = held_earlier(hits) | {("memory", h.id): None for h in hits if "replaced" in h.signals}
     listing = "\n".join(_listed(h, earlier) for h in hits)
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
 

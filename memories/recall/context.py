@@ -129,11 +129,17 @@ def _with_later_both(hits: list[Hit], profile: list[Hit], end_user_id, kb_names)
 
 def _with_replaced(hits: list[Hit], replaced: list[Hit]) -> list[Hit]:
     """``hits`` with, after each memory, the facts it replaced (``replaced``: retired; shown as held until it was
-    said)."""
+    said), each followed by those it replaced in turn."""
     out: list[Hit] = []
-    for hit in hits:
+
+    def add(hit: Hit) -> None:
         out.append(hit)
-        out += [old for old in replaced if hit.type == "memory" and old.follows == hit.id]
+        for old in replaced:
+            if hit.type == "memory" and old.follows == hit.id:
+                add(old)
+
+    for hit in hits:
+        add(hit)
     return out
 
 
@@ -337,7 +343,7 @@ def _spanned(hit: Hit, earlier: dict) -> str:
     """An insight with the days its memories were said, first to last: it quotes them, and one may be what held
     before a change ("i live in Vila Madalena" beside the later "we moved to Bela Vista"); the reader sees how old
     it is, in any language."""
-    if hit.span is None or any(("insight", hit.id) == key for key in earlier):
+    if hit.span is None or ("insight", hit.id) in earlier:
         return _dated(hit, earlier, dated=False)
     first, last = (f"{when:%Y-%m-%d}" for when in hit.span)
     return f"({first} – {last}) {hit.text}" if first != last else f"({first}) {hit.text}"

@@ -89,12 +89,12 @@ class Hit:
         return f"{self.type[0]}{self.id}"
 
 
-def hit_rows(queryset):
-    """``queryset``'s memories as rows for :func:`memory_hit` (values of HIT_FIELDS)."""
+def hit_rows(queryset, *extra: str):
+    """``queryset``'s memories as rows for :func:`memory_hit` (values of HIT_FIELDS, and of the ``extra`` fields)."""
     return queryset.annotate(
         created_us=RawSQL(_micros("memories_memory.created_at"), ()),
         valid_us=RawSQL(_micros("memories_memory.valid_from"), ()),
-    ).values(*HIT_FIELDS)
+    ).values(*HIT_FIELDS, *extra)
 
 
 def hits_load(keys, kb_names: dict[int, str]) -> dict[tuple[str, int], Hit]:

@@ -71,19 +71,22 @@ def _live_successors(retired: list[int], memories: Table) -> dict[int, int]:
 
 
 def what_they_replaced(shown: list[Hit], end_user_id: int | None) -> list[Hit]:
-    """The facts the shown memories replaced (retired, ``superseded_by`` one of them), of the end user or shared,
-    each knowing which it was replaced by (``follows``): asked how things were before a change, what held before is
-    the answer, and recall returns only what holds now."""
-    by_id = {pk: hit for hit in shown if hit.type == "memory" for pk in hit.ids}
-    if not by_id:
-        return []
-    rows = Memory.objects.filter(superseded_by_id__in=list(by_id), quarantined=False).filter(
-        Q(end_user_id=end_user_id) | Q(end_user__isnull=True) if end_user_id else Q(end_user__isnull=True)
-    )
-    successors = dict(rows.values_list("id", "superseded_by_id"))
-    out = []
-    for row in hit_rows(rows):
-        hit = memory_hit(row, {})
-        hit.follows, hit.signals = by_id[successors[hit.id]].id, ["replaced"]
-        out.append(hit)
+    """The facts the shown memories replaced (retired, ``superseded_by`` one of them), and those these replaced, up
+    to CHAIN_HOPS back, of the end user or shared, each knowing which it was replaced by (``follows``): asked how
+    things were before a change, what held before is the answer, and recall returns only what holds now."""
+    by_id = {pk: hit.id for hit in shown if hit.type == "memory" for pk in hit.ids}
+    mine = Q(end_user_id=end_user_id) | Q(end_user__isnull=True) if end_user_id else Q(end_user__isnull=True)
+    out: list[Hit] = []
+    frontier = set(by_id)
+    for _ in range(CHAIN_HOPS):
+        if not frontier:
+            break
+        rows = Memory.objects.filter(mine, superseded_by_id__in=frontier, quarantined=False)
+        found = []
+        for row in hit_rows(rows, "superseded_by_id"):
+            hit = memory_hit(row, {})
+            hit.follows, hit.signals = by_id.get(row["superseded_by_id"], row["superseded_by_id"]), ["replaced"]
+            found.append(hit)
+        frontier = {hit.id for hit in found} - set(by_id) - {hit.id for hit in out}
+        out += [hit for hit in found if hit.id in frontier]
     return sorted(out, key=lambda hit: hit.id)

@@ -223,6 +223,21 @@ def test_the_block_asked_how_things_were_before_shows_what_its_facts_replaced_as
     assert "Northgate" not in api.get("/api/v1/context/", params={"query": "Where does Alice work?"}).json()["context"]
 
 
+def test_the_block_asked_how_things_were_before_follows_a_fact_replaced_twice_back(api, kb):
+    """Library, then bank, then bakery: asked what came before, the block shows both replaced jobs after the bakery,
+    the bank first, each held until what replaced it was said."""
+    now = timezone.now()
+    bakery = remember(kb, "Alice works at the Crumb & Co bakery.", valid_from=now - timedelta(days=3))
+    bank = remember(kb, "Alice works as a cashier at Northgate Bank.", valid_from=now - timedelta(days=30))
+    library = remember(kb, "Alice works at the town library.", valid_from=now - timedelta(days=90))
+    library.retire(reason="superseded", superseded_by=bank)
+    bank.retire(reason="superseded", superseded_by=bakery)
+    embed_all()
+    block = api.get("/api/v1/context/", params={"query": "Where did Alice work before the bakery?"}).json()["context"]
+    assert f"[memory {library.pk}] (earlier, until {bank.valid_from:%Y-%m-%d}) Alice works at the town" in block, block
+    assert block.index("Crumb & Co") < block.index("Northgate") < block.index("town library")
+
+
 def test_ask_falls_back_to_extractive_when_the_llm_fails(api, kb, fake_llm):
     """A failing LLM still yields an answer, and the mode says why."""
     remember(kb, "Alice's favourite food is mushroom risotto.")
