@@ -52,6 +52,7 @@ tuning measures only what was tuned on it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -481,6 +482,24 @@ def run_mode(cases: dict, env: dict, mode: str, asks: dict[str, list[dict]] | No
     """Post the cases' sessions to a fresh product in ``mode``, then ask their questions; returns the figures. With
     ``asks`` (a label for each list of questions), each list is asked and reported in turn, and the figures of each
     are returned under its label."""
+    with ingested(cases, env, mode) as (url, headers, replay):
+        if asks is None:
+            outcomes = _ask_all(url, headers, cases, replay)
+            if replay:
+                print(f"scripted LLM calls: {dict(replay.calls)}")
+            return report(outcomes, mode, quiet=sealed(cases))
+        figures = {}
+        for label, questions in asks.items():
+            print(f"\n-- asked: {label} --")
+            outcomes = _ask_all(url, headers, {**cases, "questions": questions}, replay)
+            figures[label] = report(outcomes, mode, quiet=sealed(cases))
+        return figures
+
+
+@contextlib.contextmanager
+def ingested(cases: dict, env: dict, mode: str):
+    """A fresh product in ``mode`` with the cases' sessions posted, extracted and consolidated, running until the
+    block ends: its URL, the bot's headers, and the scripted LLM (mode ``llm``; else None)."""
     print(f"-- {mode} --", flush=True)
     replay = None
     env = dict(env)
@@ -510,17 +529,7 @@ def run_mode(cases: dict, env: dict, mode: str, asks: dict[str, list[dict]] | No
             f"consolidated ({runs} consolidation runs); {_memory_counts()}; failed jobs: {harness.failed_jobs()}",
             flush=True,
         )
-        if asks is None:
-            outcomes = _ask_all(product.url, headers, cases, replay)
-            if replay:
-                print(f"scripted LLM calls: {dict(replay.calls)}")
-            return report(outcomes, mode, quiet=sealed(cases))
-        figures = {}
-        for label, questions in asks.items():
-            print(f"\n-- asked: {label} --")
-            outcomes = _ask_all(product.url, headers, {**cases, "questions": questions}, replay)
-            figures[label] = report(outcomes, mode, quiet=sealed(cases))
-        return figures
+        yield product.url, headers, replay
     finally:
         product.stop()
         if replay:

@@ -1,0 +1,128 @@
+"""`python -m benchmarks ask_weights [--cached]`: fit the weights of offline ask's ranking
+(memories/recall/answer_ranking.py) on the development sets, and measure each set with weights fitted on the others.
+
+Each development set (the truth sets but the sealed one, padded with everyday chat as the truth benchmark pads them,
+and the language development sets) is posted to a fresh product offline, as the truth benchmark does. Then, for each
+question, every statement ask weighs is measured by the product's own code (memories.recall.answers.ask_candidates)
+and labelled by whether it names the needed fact. ``--cached`` reuses the measures of an earlier run
+(var/ask_weights/), to fit again without posting again.
+
+The weights are those of a listwise model: a statement's score is the weighted sum of its measures, and the fit
+makes the statements that name the fact score above the others of their question (softmax over each question's
+statements, L2-regularised, by gradient descent). What it prints, per set: how often the best-scored statement that
+answers at all names the fact (a lower bound of what ask names: ask quotes a second statement and later ones too),
+with the product's weights (in-sample for every set) and with weights fitted on the other sets (held out: the
+honest figure). Then the weights fitted on all sets, to write into answer_ranking.WEIGHTS. The sealed sets are
+never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import harness, truth
+from benchmarks.truth_cases import CASE_FILES, load, padded
+from benchmarks.truth_score import holds
+
+ROOT = Path(__file__).resolve().parent.parent
+DEV = Path(__file__).with_name("language_cases_dev")
+SETS = {name: path for name, path in CASE_FILES.items() if name != "sealed"} | {
+    f"lang-{code}": DEV / f"{code}.json" for code in ("es", "de", "fr", "pt")
+}
+CACHE = ROOT / "var" / "ask_weights"
+# The fit: L2 weight, steps and rate of gradient descent on standardised measures.
+L2, STEPS, RATE = 1e-2, 500, 0.3
+
+
+def run() -> dict:
+    env = harness.configure("kbsite_ask_weights")
+    from memories.recall.answer_ranking import WEIGHTS
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    measured = {}
+    for name, path in SETS.items():
+        cached = CACHE / f"{name}.json"
+        if "--cached" not in sys.argv[1:] or not cached.exists():
+            print(f"\n==== {name} ====", flush=True)
+            cached.write_text(json.dumps(_measure(path, env)))
+        measured[name] = json.loads(cached.read_text())
+    names = list(WEIGHTS)
+    print("\n== ask_weights: the best statement that answers names the fact (questions) ==")
+    print(f"  {'set':<10}{'questions':>10}{'product':>10}{'held out':>10}")
+    totals = np.zeros(3, int)
+    for name in SETS:
+        fitted = fit([q for other, qs in measured.items() if other != name for q in qs], names)
+        row = np.array([len(measured[name]), best_names(measured[name], WEIGHTS), best_names(measured[name], fitted)])
+        totals += row
+        print(f"  {name:<10}" + "".join(f"{n:>10}" for n in row))
+    print(f"  {'all':<10}" + "".join(f"{n:>10}" for n in totals))
+    weights = fit([q for qs in measured.values() for q in qs], names)
+    print("\nfitted on all sets (answer_ranking.WEIGHTS):\n" + json.dumps(weights, indent=4))
+    return {"product": int(totals[1]), "held_out": int(totals[2]), "questions": int(totals[0])}
+
+
+def _measure(path: Path, env: dict) -> list[dict]:
+    """Each question of the set at ``path``: its statements' measures, whether each answers at all, and whether
+    each names the fact."""
+    cases = load(path)
+    if path.parent != DEV:
+        cases = padded(cases)
+    with truth.ingested(cases, env, "offline"):
+        from kbsite.caller import Caller
+        from kbsite.models import EndUser, KnowledgeBase
+        from memories.recall.answers import ask_candidates
+
+        kb = KnowledgeBase.objects.get(name=truth.KB)
+        out = []
+        for q in cases["questions"]:
+            end_user = EndUser.objects.get(bot_id=kb.bot_id, external_id=q["user_id"])
+            caller = Caller(bot=kb.bot, user_id=q["user_id"], end_user=end_user)
+            candidates = ask_candidates(kb=kb, question=q["question"], caller=caller)
+            out.append(
+                [
+                    {"m": c.measures, "answers": c.answers, "names": holds(c.text, q["expect"], history=True)}
+                    for c in candidates
+                ]
+            )
+        return out
+
+
+def best_names(questions: list[list[dict]], weights: dict[str, float]) -> int:
+    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming the fact."""
+    count = 0
+    for statements in questions:
+        answering = [s for s in statements if s["answers"]]
+        if answering:
+            best = max(answering, key=lambda s: sum(weights[n] * s["m"][n] for n in weights))
+            count += best["names"]
+    return count
+
+
+def fit(questions: list[list[dict]], names: list[str]) -> dict[str, float]:
+    """Weights under which, question by question, the statements naming the fact score above the others (of those
+    that answer at all): softmax over each question's statements, the log-likelihood of those naming it."""
+    lists = []
+    for statements in questions:
+        answering = [s for s in statements if s["answers"] or os.environ.get("ALLC")]
+        labels = np.array([s["names"] for s in answering], float)
+        if labels.any():
+            lists.append((np.array([[s["m"][n] for n in names] for s in answering], float), labels))
+    every = np.vstack([x for x, _ in lists])
+    mean, spread = every.mean(0), every.std(0) + 1e-6
+    lists = [((x - mean) / spread, labels) for x, labels in lists]
+    w = np.zeros(len(names))
+    for _ in range(STEPS):
+        gradient = np.zeros_like(w)
+        for x, labels in lists:
+            scores = x @ w
+            p = np.exp(scores - scores.max())
+            p /= p.sum()
+            wanted = p * labels
+            gradient += x.T @ (p - wanted / wanted.sum())
+        w -= RATE * (gradient / len(lists) + L2 * w)
+    return {n: round(float(v), 3) for n, v in zip(names, w / spread, strict=True)}

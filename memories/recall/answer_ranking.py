@@ -1,0 +1,180 @@
+"""Ask's offline ranking: how likely each statement of the block answers the question, as a weighted sum of what it
+shares with it.
+
+Each statement the block holds for a question is described by the same few measures, none of them a word of any
+case: the words it shares with the question (and how rare they are among the block's statements), the attribute it
+states that the question asks for, its closeness in meaning (and how far above the block's usual), whether it names
+a time when asked when, how late it was said when asked how things stand now (or how early, asked how they were
+before), its place in the block, whether it only asks, whether it answers the bot's question, whether it names
+someone or something by name or a number. ``WEIGHTS`` weighs them: fitted by ``python -m benchmarks ask_weights``
+on the truth and language development sets (never the sealed ones), each set's figure measured with the weights
+fitted on the others (see docs/benchmarks/ask-weights.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from kbsite import languages
+from memories.ingest.changes import names_a_time
+from memories.ingest.statements import statement_read
+from memories.recall.concepts import concept_words, slots_asked
+from memories.recall.hits import Hit
+from memories.text import SENTENCE, content_words, stems
+
+# Fitted by `python -m benchmarks ask_weights` (each measure as `Candidate.measures` gives it).
+WEIGHTS = {
+    "matched": 0.185,
+    "stated": 1.303,
+    "timed": 2.806,
+    "close": 1.424,
+    "above_usual": 3.752,
+    "later": 4.357,
+    "earlier": -4.629,
+    "words": 0.355,
+    "place": -0.716,
+    "asking": -1.373,
+    "profile": 0.664,
+    "answering": -0.871,
+    "joined": 0.394,
+    "named": 0.505,
+    "number": 0.542,
+    "length": 0.485,
+    "rare": 0.201,
+}
+
+# A statement sharing no word with the question, stating nothing it asks, is an answer only this close in meaning:
+# on sentences of our own, chat about toast, rain or tidying is 0.17-0.24 similar to a question it does not answer,
+# "I'm a self-employed plumber" 0.30 to "How does she make a living?" (all-MiniLM-L6-v2).
+ANSWER_MEANING_FLOOR = 0.25
+# ... and this much closer than the median statement of the block, where it holds enough to tell.
+ANSWER_MEANING_MARGIN = 0.1
+ANSWER_USUAL_FROM = 8
+# The bot's question a short answer keeps with it (memories.ingest.extraction): what it answers, not what it states.
+ANSWERING = re.compile(r"\(answering: ")
+# A word opening with a capital inside a sentence (a name: "Manchester", "Oliver", "Fabia").
+NAMED = re.compile(r"(?<=[\w,;] )[^\W\d_][\w'-]*", re.UNICODE)
+NUMBER = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question as ask reads it: the words it wants (with those of the subjects it asks about and the names of
+    the relatives it names), the attributes it asks for, and whether it asks when, how things stand now, or how
+    they were before."""
+
+    wanted: frozenset[str]
+    slots: frozenset[str]
+    when: bool
+    now: bool
+    before: bool
+
+    @classmethod
+    def read(cls, question: str, names: list[str] = ()) -> Question:
+        lang = languages.current().words
+        return cls(
+            wanted=frozenset(stems(content_words(question) + concept_words(question) + list(names))),
+            slots=frozenset(slots_asked(question)),
+            when=lang.WHEN.search(question) is not None,
+            now=lang.NOW.search(question) is not None,
+            before=lang.BEFORE.search(question) is not None,
+        )
+
+
+@dataclass
+class Candidate:
+    """A statement of the block (``pk``, of ``hit``), what it answers of the question, its measures and score."""
+
+    hit: Hit
+    pk: int
+    text: str
+    rank: int
+    answered: frozenset[str] = frozenset()
+    answers: bool = False  # it answers at all: shares a word or an attribute, names a time asked, or is close enough
+    measures: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
+
+
+def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: dict[int, float], profile: set[int]):
+    """``statements`` (rank, hit, pk, text: the block's, in its order) measured and scored against ``asked``, best
+    first; ``close``: each one's closeness in meaning to the question; ``profile``: the ids of the profile's hits."""
+    texts = [text for _, _, _, text in statements]
+    words_of = [stems(content_words(text)) for text in texts]
+    common = _common(words_of)
+    wanted = asked.wanted - common
+    seen_in = Counter(word for words in words_of for word in words)
+    usual = statistics.median(close.values()) if close else 0.0
+    floor = max(ANSWER_MEANING_FLOOR, usual + ANSWER_MEANING_MARGIN if len(close) >= ANSWER_USUAL_FROM else 0.0)
+    days = sorted({said(hit) for _, hit, _, _ in statements})
+    lateness = {when: n / max(1, len(days) - 1) for n, when in enumerate(days)}
+    lang = languages.current().words
+    out = []
+    for (rank, hit, pk, text), words in zip(statements, words_of, strict=True):
+        matched = wanted & words
+        stated = asked.slots & set(statement_read(text, hit.language, hit.reading if pk == hit.id else None).slots)
+        timed = asked.when and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
+        said_at = lateness.get(said(hit), 0.0)
+        body = ANSWERING.split(text, maxsplit=1)[0]
+        measures = {
+            "matched": min(len(matched), 3),
+            "stated": len(stated),
+            "timed": float(timed),
+            "close": close.get(pk, 0.0),
+            "above_usual": close.get(pk, 0.0) - usual,
+            "later": said_at if asked.now else 0.0,
+            "earlier": said_at if asked.before else 0.0,
+            "words": min(len(words), 6),
+            "place": rank / 10,
+            "asking": float(asking(text)),
+            "profile": float(hit.id in profile),
+            "answering": float(body != text),
+            "joined": float(pk != hit.id),
+            "named": min(len(_named(body, hit)), 3),
+            "number": float(NUMBER.search(body) is not None),
+            "length": len(text) / 200,
+            "rare": sum(math.log(len(texts) / seen_in[word]) for word in matched),
+        }
+        replaces = pk == hit.id and "replaces" in hit.signals  # replaced a fact the question matched
+        out.append(
+            Candidate(
+                hit=hit,
+                pk=pk,
+                text=text,
+                rank=rank,
+                answered=frozenset(matched | stated),
+                answers=bool(matched or stated or timed or replaces) or close.get(pk, 0.0) >= floor,
+                measures=measures,
+                score=sum(WEIGHTS[name] * value for name, value in measures.items()),
+            )
+        )
+    return sorted(out, key=lambda c: -c.score)
+
+
+def _named(body: str, hit: Hit) -> list[str]:
+    """The words of ``body`` that name someone or something (a capital inside a sentence), but whom the statement is
+    about."""
+    about = {e.lower() for e in hit.entities[:1]}
+    return [w for w in NAMED.findall(body) if w[:1].isupper() and w.lower() not in about and w.split("'")[0] != "I"]
+
+
+def _common(words_of: list[frozenset[str]]) -> frozenset[str]:
+    """The words in more than half of four or more statements (the name of whom they are about): they tell none
+    of them apart."""
+    if len(words_of) < 4:
+        return frozenset()
+    counts = Counter(word for words in words_of for word in words)
+    return frozenset(word for word, n in counts.items() if n > len(words_of) / 2)
+
+
+def asking(text: str) -> bool:
+    """Whether every sentence of ``text`` asks (a short answer keeps its question after it, and states)."""
+    return all(sentence.rstrip().endswith("?") for sentence in SENTENCE.split(text))
+
+
+def said(hit: Hit) -> datetime:
+    return hit.valid_from or hit.created_at or datetime.min.replace(tzinfo=UTC)

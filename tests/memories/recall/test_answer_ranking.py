@@ -1,0 +1,77 @@
+"""Offline ask's ranking (memories/recall/answer_ranking.py): each statement of the block measured against the
+question, and scored by the fitted weights. Sentences of our own."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memories.recall.answer_ranking import WEIGHTS, Question, ranked
+from memories.recall.hits import Hit
+
+
+def _hit(pk: int, text: str, day: int = 1, entities: list[str] = ("Omar",)) -> Hit:
+    return Hit(
+        id=pk,
+        type="memory",
+        text=text,
+        kind="fact",
+        language="en",
+        entities=list(entities),
+        created_at=datetime(2024, 1, day, tzinfo=UTC),
+    )
+
+
+def _ranked(question: str, hits: list[Hit], close: dict[int, float] | None = None):
+    statements = [(rank, hit, hit.id, hit.text) for rank, hit in enumerate(hits)]
+    return ranked(Question.read(question), statements, close or {}, set())
+
+
+def test_a_statement_naming_something_by_name_or_number_ranks_above_one_sharing_as_many_words():
+    """Asked what car he drives, "I drive a Skoda Octavia" (names it) ranks above "I drive to the coast most
+    weekends" (the same word in common, nothing named), whom the statement is about not counting as a name."""
+    hits = [_hit(1, "Omar: I drive to the coast most weekends."), _hit(2, "Omar: I drive a Skoda Octavia.")]
+    best, other = _ranked("What car does Omar drive?", hits)
+    assert best.pk == 2 and best.measures["named"] == 2 and other.measures["named"] == 0
+    assert best.measures["matched"] == other.measures["matched"] >= 1
+    (measured,) = _ranked("How far did Omar run?", [_hit(3, "Omar: My brother calls me Omar the runner, 42 km.")])
+    assert measured.measures["number"] == 1 and measured.measures["named"] == 0
+
+
+def test_asked_how_things_stand_now_the_later_said_ranks_first_and_asked_before_the_earlier():
+    """Two statements of where he works, alike in words and meaning: asked where he works now, the one said later
+    comes first; asked where he worked before, the one said earlier; asked neither, when they were said is not
+    weighed."""
+    hits = [_hit(1, "Omar: I work at the bakery on Mill Road.", day=2), _hit(2, "Omar: I work at the library.", day=20)]
+    close = {1: 0.4, 2: 0.4}
+    assert _ranked("Where does Omar work now?", hits, close)[0].pk == 2
+    assert _ranked("Where did Omar work before?", hits, close)[0].pk == 1
+    neither = _ranked("Where does Omar work?", hits, close)
+    assert all(c.measures["later"] == c.measures["earlier"] == 0 for c in neither)
+    assert WEIGHTS["later"] > 0 > WEIGHTS["earlier"]
+
+
+def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
+    """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
+    enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed
+    plumber"). Whom they are all about is no word in common."""
+    hits = [
+        _hit(1, "Omar: The toast burnt again this morning."),
+        _hit(2, "Omar: I'm a self-employed plumber."),
+        _hit(3, "Omar: Rain all day, so the washing stayed in."),
+        _hit(4, "Omar: Tidied the shed at last."),
+    ]
+    close = {1: 0.18, 2: 0.31, 3: 0.2, 4: 0.17}
+    by_pk = {c.pk: c for c in _ranked("What does Omar do for money?", hits, close)}
+    assert not by_pk[1].answers and by_pk[2].answers
+
+
+def test_a_statement_that_only_asks_or_answers_the_bots_question_ranks_below_one_that_states():
+    """Of three statements alike in words and meaning, the one that states ranks above the one that only asks
+    ("Is the Leeds office nice?") and the one kept with the bot's question it answers."""
+    hits = [
+        _hit(1, "Omar: Is the Leeds office nice?"),
+        _hit(2, "Omar: Leeds, the new office (answering: Where are you based?)"),
+        _hit(3, "Omar: My office is in Leeds."),
+    ]
+    order = [c.pk for c in _ranked("Where is Omar's office?", hits, {1: 0.4, 2: 0.4, 3: 0.4})]
+    assert order[0] == 3 and order[-1] == 1
