@@ -114,6 +114,8 @@ class Chunk(models.Model):
     language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     start_char = models.PositiveIntegerField(default=0)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    # A second vector from multilingual-e5-small (KNOWLEDGE_MULTILINGUAL): what the text means in any language.
+    multilingual_embedding = VectorField(dimensions=384, null=True, blank=True, editable=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config=RowConfig()),
         output_field=SearchVectorField(),
@@ -133,7 +135,19 @@ class Chunk(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
+            HnswIndex(
+                name="chunk_multilingual_hnsw",
+                fields=["multilingual_embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
             models.Index(fields=["kb"], name="chunk_kb", condition=Q(embedding__isnull=False)),
+            models.Index(  # those still without their multilingual vector (memories.reembedding)
+                fields=["id"],
+                name="chunk_no_multilingual",
+                condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

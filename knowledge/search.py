@@ -1,4 +1,5 @@
-"""Hybrid search over document chunks: full text + vector, fused with RRF, with highlighted snippets."""
+"""Hybrid search over document chunks: full text + vector (and the multilingual vector, where a language other
+than English is held or asked in), fused with RRF, with highlighted snippets."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from kbsite.ai import embeddings
 from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_cursor
+from kbsite.languages.detection import query_language
 from kbsite.languages.fulltext import held, term_params, term_sql
 from kbsite.models import KnowledgeBase
 from kbsite.models.embeddings import stale_clause
@@ -44,8 +46,12 @@ def chunks_search(
         query_vector = as_vectors([embeddings.embed_query(query)])[0]
     where, params = _scope(kbs, doc_types, namespaces, exclude_session, include_quarantined, end_user_id)
     tsquery = text_query(query)
+    codes = held(kbs)
+    second = _multilingual_vector(query, kbs, codes)
     with transaction.atomic(using=reads.alias), vector_cursor(reads) as cursor:
-        fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector, held(kbs))
+        fusion, similarity = _ranked(cursor, where, params, tsquery, query_vector, codes)
+        if second is not None:
+            _multilingual_ranked(cursor, fusion, where, params, second)
         ranked = fusion.ranked()[: max(limit * 3, limit)]
         if not ranked:
             return []
@@ -105,6 +111,27 @@ def _ranked(
     found = cursor.fetchall()
     fusion.add([pk for pk, _ in found], weight=1.0, signal="vector")
     return fusion, {pk: embeddings.scaled(float(sim)) for pk, sim in found}
+
+
+def _multilingual_vector(query: str, kbs: list[KnowledgeBase], codes: list[str]):
+    """The query's multilingual vector (embeddings.get_multilingual), where the KBs hold a language other than
+    English or the query is in one; else None (an English-only KB pays nothing for it)."""
+    if embeddings.get_multilingual() is None:
+        return None
+    if all(code in ("en", "") for code in codes) and query_language(query, kbs) == "en":
+        return None
+    return as_vectors([embeddings.embed_multilingual_query(query)])[0]
+
+
+def _multilingual_ranked(cursor, fusion: Fusion, where: str, params: list, vector) -> None:
+    """Add to ``fusion`` the chunks closest to the query in their multilingual vectors."""
+    cursor.execute(
+        f"""SELECT c.id FROM knowledge_chunk c JOIN knowledge_document d ON d.id = c.document_id
+            WHERE c.multilingual_embedding IS NOT NULL AND {where}
+            ORDER BY c.multilingual_embedding <=> %s LIMIT %s""",
+        [*params, vector, CANDIDATES],
+    )
+    fusion.add([pk for (pk,) in cursor.fetchall()], weight=1.0, signal="multilingual")
 
 
 def _rows(cursor, ids: list[int], query: str) -> dict[int, tuple]:

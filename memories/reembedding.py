@@ -6,7 +6,8 @@ which rows are left in each table: recall's vector lists leave those out (full t
 question is never compared with vectors of another model. Rows written meanwhile are embedded by the configured
 model already. It runs by itself (the jobs' healing queues a run of ``reembed_continue`` every minute while rows
 are left) or
-in the foreground (``manage.py reembed``, with a progress bar); runners take turns, a batch each.
+in the foreground (``manage.py reembed``, with a progress bar); runners take turns, a batch each. Then document
+chunks without their second, multilingual vector (KNOWLEDGE_MULTILINGUAL) get it, in the background.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ TABLES = {
     "knowledge_chunk": "text",
 }
 BATCH_ROWS = 64
+# Document chunks without their second, multilingual vector (embeddings.get_multilingual): indexed before it was
+# on, or while it was off; given theirs after any re-embedding, a batch at a time.
+UNSECONDED_SQL = """SELECT id, text FROM knowledge_chunk WHERE multilingual_embedding IS NULL AND embedding IS NOT NULL
+    ORDER BY id LIMIT %s"""
 RUN_SECONDS = 50  # a background run stops after about this long and queues the next (a worker is not held)
 
 
@@ -86,13 +91,30 @@ def reembed_run(*, seconds: float | None = None, shown: Callable[[EmbeddingState
     while True:
         with transaction.atomic():
             state = EmbeddingState.objects.select_for_update().get(pk=1)
-            if not state.target:
+            done = reembed_batch(state) if state.target else multilingual_batch()
+            if not done:
                 return True
-            done = reembed_batch(state)
         if shown:
             shown(state, done)
         if seconds is not None and time.monotonic() - started > seconds:
             return not state.target
+
+
+def multilingual_batch() -> int:
+    """Give the next batch of document chunks their multilingual vector; returns how many (0: none left, or the
+    second vector is off)."""
+    if embeddings.get_multilingual() is None:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute(UNSECONDED_SQL, [BATCH_ROWS])
+        rows = cursor.fetchall()
+    if not rows:
+        return 0
+    vectors = as_vectors(embeddings.embed_multilingual([text for _, text in rows]))
+    with transaction.atomic(), vector_cursor() as cursor:
+        for (pk, _), vector in zip(rows, vectors, strict=True):
+            cursor.execute("UPDATE knowledge_chunk SET multilingual_embedding = %s WHERE id = %s", [vector, pk])
+    return len(rows)
 
 
 def reembed_continue() -> None:
@@ -102,6 +124,13 @@ def reembed_continue() -> None:
 
 
 def reembed_due() -> bool:
-    """Whether vectors are left to re-embed (the configured model is not theirs): the healing queues a run."""
+    """Whether vectors are left to re-embed (the configured model is not theirs), or document chunks without their
+    multilingual vector: the healing queues a run."""
     state = EmbeddingState.get()
-    return state is None or state.model != embeddings.model_id() or bool(state.target)
+    if state is None or state.model != embeddings.model_id() or bool(state.target):
+        return True
+    if embeddings.get_multilingual() is None:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT EXISTS ({UNSECONDED_SQL})", [1])
+        return cursor.fetchone()[0]

@@ -376,8 +376,10 @@ def embedding_model(request, settings):
 
     settings.EMBEDDING_MODEL = request.param
     embeddings.get_embedder.cache_clear()
+    embeddings.get_multilingual.cache_clear()
     yield
     embeddings.get_embedder.cache_clear()
+    embeddings.get_multilingual.cache_clear()
 
 
 def _replica_alias(settings, monkeypatch, **server):

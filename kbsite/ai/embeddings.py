@@ -336,6 +336,35 @@ def get_embedder():
     return LocalEmbedder()
 
 
+@lru_cache(maxsize=1)
+def get_multilingual():
+    """The second embedder of document chunks, multilingual-e5-small (KNOWLEDGE_MULTILINGUAL); None when it is off
+    or the configured model is that one already."""
+    if not settings.KNOWLEDGE_MULTILINGUAL or (
+        settings.EMBEDDING_BACKEND == "local" and settings.EMBEDDING_MODEL == "multilingual-e5-small"
+    ):
+        return None
+    return E5Embedder()
+
+
+def embed_multilingual(texts: Sequence[str]) -> list | None:
+    """Embed many texts with the second embedder of document chunks (None: there is none); counted on the meters."""
+    embedder = get_multilingual()
+    if embedder is None:
+        return None
+    usage.count(embeddings=len(texts))
+    return embedder.embed(texts)
+
+
+def embed_multilingual_query(text: str):
+    """Embed one query with the second embedder of document chunks (None: there is none)."""
+    embedder = get_multilingual()
+    if embedder is None:
+        return None
+    usage.count(embeddings=1)
+    return embedder.embed_one(text)
+
+
 def embed(texts: Sequence[str]) -> list:
     """Embed many texts in batches with the configured backend (one vector per text); counted on the usage meters."""
     usage.count(embeddings=len(texts))

@@ -30,14 +30,18 @@ class Indexing:
     pieces: list[tuple[int, str]]
     vectors: list
     flags: list[str]
+    multilingual: list  # the second vectors (KNOWLEDGE_MULTILINGUAL), or None each
 
 
 def index_prepare(content: str, *, markdown: bool) -> Indexing:
     """Chunk, embed and screen ``content`` (raises EmbeddingError before anything changes)."""
     pieces = chunks_make(content, markdown=markdown)
-    vectors = as_vectors(embeddings.embed([text for _, text in pieces])) if pieces else []
-    flags = sorted({flag for s in defence.screen_many([text for _, text in pieces]) for flag in s.flags})
-    return Indexing(pieces, vectors, flags)
+    texts = [text for _, text in pieces]
+    vectors = as_vectors(embeddings.embed(texts)) if pieces else []
+    multilingual = embeddings.embed_multilingual(texts) if pieces else []
+    multilingual = as_vectors(multilingual) if multilingual is not None else [None] * len(pieces)
+    flags = sorted({flag for s in defence.screen_many(texts) for flag in s.flags})
+    return Indexing(pieces, vectors, flags, multilingual)
 
 
 def document_index(*, document: Document, prepared: Indexing | None = None) -> int:
@@ -49,7 +53,7 @@ def document_index(*, document: Document, prepared: Indexing | None = None) -> i
     """
     prepared = prepared or index_prepare(document.content, markdown=_is_markdown(document))
     with transaction.atomic():
-        _chunks_write(document, prepared.pieces, prepared.vectors)
+        _chunks_write(document, prepared.pieces, prepared.vectors, prepared.multilingual)
         document.status = Document.Status.DONE
         document.error = ""
         document.quarantine_reason = "; ".join(prepared.flags)[:300]
@@ -63,7 +67,7 @@ def document_chunks_cut(*, document: Document) -> int:
     runs (an imported document: the memories of the file cite its chunks before then). Returns the chunk count."""
     pieces = chunks_make(document.content, markdown=_is_markdown(document))
     with transaction.atomic():
-        _chunks_write(document, pieces, [None] * len(pieces))
+        _chunks_write(document, pieces, [None] * len(pieces), [None] * len(pieces))
     return len(pieces)
 
 
@@ -71,9 +75,10 @@ def _is_markdown(document: Document) -> bool:
     return document.doc_type == Document.Type.MARKDOWN
 
 
-def _chunks_write(document: Document, pieces: list[tuple[int, str]], vectors: list) -> None:
-    """Make ``pieces`` (with ``vectors``) the document's chunks, position by position: the one place chunk rows
-    are written (in the caller's transaction). They are in the document's language, told from its opening."""
+def _chunks_write(document: Document, pieces: list[tuple[int, str]], vectors: list, multilingual: list) -> None:
+    """Make ``pieces`` (with ``vectors`` and the ``multilingual`` second ones) the document's chunks, position by
+    position: the one place chunk rows are written (in the caller's transaction). They are in the document's
+    language, told from its opening."""
     (language,) = document.kb.languages_of([document.content[:LANGUAGE_CHARS]])
     if document.language != language:
         document.language = language
@@ -81,10 +86,12 @@ def _chunks_write(document: Document, pieces: list[tuple[int, str]], vectors: li
     document.kb.languages_note([language])
     old = {chunk.ordinal: chunk for chunk in Chunk.objects.filter(document=document).only("id", "ordinal")}
     kept, added = [], []
-    for i, ((start, text), vector) in enumerate(zip(pieces, vectors, strict=True)):
+    for i, ((start, text), vector, second) in enumerate(zip(pieces, vectors, multilingual, strict=True)):
         chunk = old.pop(i, None) or Chunk(document=document, kb_id=document.kb_id, ordinal=i)
         chunk.start_char, chunk.text, chunk.embedding, chunk.language = start, text, vector, language
+        chunk.multilingual_embedding = second
         (kept if chunk.pk else added).append(chunk)
     Chunk.objects.filter(pk__in=[chunk.pk for chunk in old.values()]).delete()  # positions past the new end
-    Chunk.objects.bulk_update(kept, ["start_char", "text", "embedding", "language"], batch_size=256)
+    fields = ["start_char", "text", "embedding", "multilingual_embedding", "language"]
+    Chunk.objects.bulk_update(kept, fields, batch_size=256)
     Chunk.objects.bulk_create(added)

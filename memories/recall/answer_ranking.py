@@ -8,7 +8,7 @@ a time when asked when, how late it was said when asked how things stand now (or
 before), its place in the block, whether it only asks, whether it answers the bot's question, whether it names
 someone or something by name or a number. ``WEIGHTS`` weighs them: fitted by ``python -m benchmarks ask_weights``
 on the truth and language development sets (never the sealed ones), each set's figure measured with the weights
-fitted on the others (see docs/benchmarks/ask-weights.md).
+fitted on the others (docs/benchmarks.md#ask_weights).
 """
 
 from __future__ import annotations
