@@ -326,7 +326,12 @@ def _trim(text: str, width: int = 150) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-DONT_KNOW = re.compile(r"don't remember|do not know|don't know", re.I)
+# "I don't know", as ask says it offline in each language it reads (kbsite/languages/*/words.py NOT_REMEMBERED)
+# and as a model may say it.
+DONT_KNOW = re.compile(
+    r"don't remember|do not know|don't know|no recuerdo|erinnere ich mich nicht|je ne m'en souviens|não me lembro",
+    re.I,
+)
 
 
 def _causes(outcome: Outcome) -> list[str]:

@@ -114,7 +114,7 @@ class Chunk(models.Model):
     language = models.CharField(max_length=8, blank=True, help_text="The language it is in (a code; empty: not told).")
     start_char = models.PositiveIntegerField(default=0)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
-    # A second vector from multilingual-e5-small (KNOWLEDGE_MULTILINGUAL): what the text means in any language.
+    # A second vector from multilingual-e5-small (MULTILINGUAL_VECTORS): what the text means in any language.
     multilingual_embedding = VectorField(dimensions=384, null=True, blank=True, editable=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("text", config=RowConfig()),

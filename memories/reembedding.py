@@ -7,7 +7,7 @@ question is never compared with vectors of another model. Rows written meanwhile
 model already. It runs by itself (the jobs' healing queues a run of ``reembed_continue`` every minute while rows
 are left) or
 in the foreground (``manage.py reembed``, with a progress bar); runners take turns, a batch each. Then document
-chunks without their second, multilingual vector (KNOWLEDGE_MULTILINGUAL) get it, in the background.
+chunks and memories without their second, multilingual vector get it (memories.multilingual), in the background.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from kbsite.ai import embeddings
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from kbsite.models import EmbeddingState
+from memories.multilingual import multilingual_batch, multilingual_due
 
 logger = logging.getLogger(__name__)
 
@@ -32,10 +33,6 @@ TABLES = {
     "knowledge_chunk": "text",
 }
 BATCH_ROWS = 64
-# Document chunks without their second, multilingual vector (embeddings.get_multilingual): indexed before it was
-# on, or while it was off; given theirs after any re-embedding, a batch at a time.
-UNSECONDED_SQL = """SELECT id, text FROM knowledge_chunk WHERE multilingual_embedding IS NULL AND embedding IS NOT NULL
-    ORDER BY id LIMIT %s"""
 RUN_SECONDS = 50  # a background run stops after about this long and queues the next (a worker is not held)
 
 
@@ -100,23 +97,6 @@ def reembed_run(*, seconds: float | None = None, shown: Callable[[EmbeddingState
             return not state.target
 
 
-def multilingual_batch() -> int:
-    """Give the next batch of document chunks their multilingual vector; returns how many (0: none left, or the
-    second vector is off)."""
-    if embeddings.get_multilingual() is None:
-        return 0
-    with connection.cursor() as cursor:
-        cursor.execute(UNSECONDED_SQL, [BATCH_ROWS])
-        rows = cursor.fetchall()
-    if not rows:
-        return 0
-    vectors = as_vectors(embeddings.embed_multilingual([text for _, text in rows]))
-    with transaction.atomic(), vector_cursor() as cursor:
-        for (pk, _), vector in zip(rows, vectors, strict=True):
-            cursor.execute("UPDATE knowledge_chunk SET multilingual_embedding = %s WHERE id = %s", [vector, pk])
-    return len(rows)
-
-
 def reembed_continue() -> None:
     """The background runner: re-embed for about RUN_SECONDS (the jobs' healing queues the next run a minute
     on, while rows are left)."""
@@ -125,12 +105,8 @@ def reembed_continue() -> None:
 
 def reembed_due() -> bool:
     """Whether vectors are left to re-embed (the configured model is not theirs), or document chunks without their
-    multilingual vector: the healing queues a run."""
+    multilingual vector (memories.multilingual): the healing queues a run."""
     state = EmbeddingState.get()
     if state is None or state.model != embeddings.model_id() or bool(state.target):
         return True
-    if embeddings.get_multilingual() is None:
-        return False
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT EXISTS ({UNSECONDED_SQL})", [1])
-        return cursor.fetchone()[0]
+    return multilingual_due()

@@ -327,6 +327,12 @@ def scaled(similarity: float) -> float:
     return min(1.0, (similarity - floor) / span)
 
 
+def scaled_multilingual(similarity: float) -> float:
+    """A cosine similarity of the second embedder (get_multilingual) on the product's scale, as ``scaled``."""
+    floor, span = E5Embedder.similarity_scale
+    return min(1.0, (similarity - floor) / span)
+
+
 @lru_cache(maxsize=1)
 def get_embedder():
     if settings.EMBEDDING_BACKEND == "openai":
@@ -338,9 +344,9 @@ def get_embedder():
 
 @lru_cache(maxsize=1)
 def get_multilingual():
-    """The second embedder of document chunks, multilingual-e5-small (KNOWLEDGE_MULTILINGUAL); None when it is off
-    or the configured model is that one already."""
-    if not settings.KNOWLEDGE_MULTILINGUAL or (
+    """The second embedder (of document chunks, and of memories in a language other than English),
+    multilingual-e5-small (MULTILINGUAL_VECTORS); None when it is off or the configured model is that one already."""
+    if not settings.MULTILINGUAL_VECTORS or (
         settings.EMBEDDING_BACKEND == "local" and settings.EMBEDDING_MODEL == "multilingual-e5-small"
     ):
         return None
@@ -348,7 +354,7 @@ def get_multilingual():
 
 
 def embed_multilingual(texts: Sequence[str]) -> list | None:
-    """Embed many texts with the second embedder of document chunks (None: there is none); counted on the meters."""
+    """Embed many texts with the second embedder (None: there is none); counted on the usage meters."""
     embedder = get_multilingual()
     if embedder is None:
         return None
@@ -357,7 +363,7 @@ def embed_multilingual(texts: Sequence[str]) -> list | None:
 
 
 def embed_multilingual_query(text: str):
-    """Embed one query with the second embedder of document chunks (None: there is none)."""
+    """Embed one query with the second embedder (None: there is none)."""
     embedder = get_multilingual()
     if embedder is None:
         return None

@@ -46,7 +46,7 @@ EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) //
 # Document chunks get a second vector from multilingual-e5-small (local, from its wheel), searched beside the first
 # when a KB holds a language other than English or is asked in one (a Spanish question finds a Spanish note worded
 # otherwise, an English question a Spanish one). Off, or when EMBEDDING_MODEL is multilingual-e5-small already: one.
-KNOWLEDGE_MULTILINGUAL = env_bool("KNOWLEDGE_MULTILINGUAL", True)
+MULTILINGUAL_VECTORS = env_bool("MULTILINGUAL_VECTORS", True)
 # CPU threads for one query's embedding by multilingual-e5-small in a web process (it is short and alone).
 EMBEDDING_QUERY_THREADS = env_int("EMBEDDING_QUERY_THREADS", min(2, os.cpu_count() or 1), minimum=1)
 

@@ -30,7 +30,7 @@ class Indexing:
     pieces: list[tuple[int, str]]
     vectors: list
     flags: list[str]
-    multilingual: list  # the second vectors (KNOWLEDGE_MULTILINGUAL), or None each
+    multilingual: list  # the second vectors (MULTILINGUAL_VECTORS), or None each
 
 
 def index_prepare(content: str, *, markdown: bool) -> Indexing:

@@ -24,6 +24,7 @@ from kbsite.models.embeddings import stale_clause
 from memories.ingest import bulk, statements, supersession
 from memories.ingest.extraction import Extraction, Fact
 from memories.models import Edge, Entity, Memory, Message, Session, text_hash
+from memories.multilingual import memories_multilingual
 
 
 @dataclass
@@ -91,6 +92,8 @@ def facts_apply(
         job.tokens_out += extraction.tokens_out
         job.mode = extraction.mode
         job.save_work()  # only what the run wrote: an operator may have forced it offline meanwhile
+    # In a language other than English, each new memory's second vector (after the KB's lock: none waits for it).
+    memories_multilingual([memory for memory, _, _ in new])
 
 
 def _screened(extraction: Extraction, job: JobRun) -> list[tuple[Fact, Screening]]:

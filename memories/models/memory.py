@@ -80,6 +80,9 @@ class Memory(models.Model):
     topics = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     importance = models.FloatField(default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)])
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    # In a language other than English, a second vector from multilingual-e5-small (MULTILINGUAL_VECTORS): what ask
+    # judges its closeness to a question in that language by (memories.multilingual).
+    multilingual_embedding = VectorField(dimensions=384, null=True, blank=True, editable=False)
     # In the HNSW index (its KB has outgrown exact search); otherwise found by an exact scan of its KB.
     in_vector_index = models.BooleanField(default=False, editable=False)
     search_vector = models.GeneratedField(
@@ -132,6 +135,11 @@ class Memory(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "memories"
         indexes = [
+            models.Index(  # those still without their multilingual vector (memories.multilingual)
+                fields=["id"],
+                name="memory_no_multilingual",
+                condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False) & ~Q(language__in=["en", ""]),
+            ),
             GinIndex(fields=["search_vector"], name="memory_fts_gin"),
             GinIndex(fields=["entities"], name="memory_entities_gin"),
             # Only large KBs' memories: an insert into the graph costs more CPU than the rest of storing a

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kbsite import budgets, languages
-from kbsite.ai import llm
+from kbsite.ai import embeddings, llm
+from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
 from kbsite.languages.detection import query_language
 from kbsite.models import KnowledgeBase
@@ -16,7 +17,7 @@ from memories.recall.context import block_retrieve
 from memories.recall.current import held_earlier
 from memories.recall.hits import Hit, joined_text
 from memories.recall.relatives import relatives_named
-from memories.recall.vector import similarities
+from memories.recall.vector import multilingual_similarities, similarities
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the
@@ -63,14 +64,15 @@ def _extractive(
     restated otherwise by a newer one, only the newer. Only a statement that answers at all is quoted: one sharing
     a word with the question or its subject, stating what it asks, naming a time asked for, or close to it in
     meaning (as close as the context block asks of a memory found by meaning alone); the block's small talk is not
-    an answer. None: "I don't remember". ``names`` are those of the people the question asks about by relation
-    ("his wife": priya), words of the answer as the block searched them; ``end_user_id``, whose later statements
-    come with those quoted (none: shared facts only); ``profile``, the ids of the profile's hits."""
+    an answer. None: "I don't remember" (in the question's language). ``names`` are those of the people the
+    question asks about by relation ("his wife": priya), words of the answer as the block searched them;
+    ``end_user_id``, whose later statements come with those quoted (none: shared facts only); ``profile``, the ids
+    of the profile's hits."""
     asked, earlier, candidates = _ranked(question, hits, vector, names, profile)
     # Only a statement that answers at all: the block's small talk is not an answer.
     scored = [c for c in candidates if c.answers]
     if not scored:
-        return "I don't remember anything about that.", []
+        return languages.current().words.NOT_REMEMBERED, []
     if asked.now:  # asked how things stand now: what was said later of the same thing goes before what it came with
         scored = sorted(_later_first(scored), key=lambda c: -c.score)
     best = scored[0]
@@ -92,8 +94,18 @@ def _ranked(
         for pk, text in hit.parts or [(hit.id, hit.text)]
         if ("memory", pk) not in earlier
     ]
-    close = similarities(vector, [pk for _, _, pk, _ in statements])
+    close = _closeness(question, vector, [pk for _, _, pk, _ in statements])
     return asked, earlier, ranked(asked, statements, close, set(profile))
+
+
+def _closeness(question: str, vector, pks: list[int]) -> dict[int, float]:
+    """Each statement's closeness in meaning to the question: by the second, multilingual vector when the question
+    is in a language other than English and the statement has one (memories.multilingual), else by the first."""
+    close = similarities(vector, pks)
+    if languages.current_code() in ("en", "") or embeddings.get_multilingual() is None:
+        return close
+    second = as_vectors([embeddings.embed_multilingual_query(question)])[0]
+    return close | multilingual_similarities(second, pks)
 
 
 def ask_candidates(*, kb: KnowledgeBase, question: str, caller: Caller, k: int = 8) -> list[Candidate]:

@@ -127,3 +127,16 @@ def similarities(vector, memory_ids: list[int]) -> dict[int, float]:
         .values_list("pk", "distance")
     )
     return {pk: embeddings.scaled(1.0 - distance) for pk, distance in rows}
+
+
+def multilingual_similarities(vector, memory_ids: list[int]) -> dict[int, float]:
+    """The similarity of each memory among ``memory_ids`` that has a second, multilingual vector (memories.multilingual)
+    to the question's multilingual ``vector``, on the product's scale."""
+    if vector is None or not memory_ids:
+        return {}
+    rows = (
+        Memory.objects.filter(pk__in=memory_ids, multilingual_embedding__isnull=False)
+        .annotate(distance=CosineDistance("multilingual_embedding", list(map(float, vector))))
+        .values_list("pk", "distance")
+    )
+    return {pk: embeddings.scaled_multilingual(1.0 - distance) for pk, distance in rows}

@@ -1,4 +1,4 @@
-"""Document chunks' second, multilingual vector (KNOWLEDGE_MULTILINGUAL): stored as a document is indexed, searched
+"""Document chunks' second, multilingual vector (MULTILINGUAL_VECTORS): stored as a document is indexed, searched
 beside full text and the first vector where a KB holds a language other than English or is asked in one, and given
 to chunks indexed before it by the background re-embedding. Notes and questions of our own."""
 

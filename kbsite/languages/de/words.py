@@ -9,10 +9,14 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = stop_words("german") | frozenset(
-    "ja nein ok okay okey danke dank bitte hallo hi hey tschüss ciao cool super toll gut schön genau klar naja "
-    "haha hehe lol echt mal halt eben doch schon heute".split()
-)
+STOPWORDS = (
+    stop_words("german")
+    | frozenset(
+        "ja nein ok okay okey danke dank bitte hallo hi hey tschüss ciao cool super toll gut schön genau klar naja "
+        "haha hehe lol echt mal halt eben doch schon heute".split()
+    )
+    | frozenset("mache machst macht machte machten gemacht tun tue tust tut tat".split())
+)  # the forms of "machen", "tun" (do, make), as English's function words hold "do"
 TRIVIAL = frozenset(
     "hallo hi hey danke dankeschön bitte tschüss ciao ok okay ja nein cool super toll genau klar haha lol moin "
     "servus guten morgen abend tag".split()
@@ -58,6 +62,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
+# What offline ask answers when nothing in memory answers the question.
+NOT_REMEMBERED = "Daran erinnere ich mich nicht."
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
 # A clause that only likes what was just said ("Das mag ich.", "Ich liebe es!"): a reaction, not a preference.
 REACTION = re.compile(r"(?:(?:das|es|sowas) mag ich|ich (?:mag|liebe|hasse) (?:das|es|sowas))(?: sehr| total)?", re.I)

@@ -121,6 +121,8 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
 # Asked about how things were before a change ("Where did she work before the startup?").
 BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
+# What offline ask answers when nothing in memory answers the question.
+NOT_REMEMBERED = "I don't remember anything about that."
 
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", re.I)

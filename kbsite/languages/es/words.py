@@ -13,7 +13,9 @@ _CHAT = frozenset(
     "guay perfecto claro vaya uf bah ay eh ah oh bien muy mucho muchas muchos también tb tmb xd q k porfa por favor "
     "hoy vez cosa cosas algo nada todo".split()
 )
-STOPWORDS = stop_words("spanish") | _CHAT
+# The forms of "hacer" (do, make; "hace" also "ago"): English's function words hold "do", Snowball's Spanish ones not.
+_DO = frozenset("hace hacer hago haces hacen hacemos hizo hice hacía hecho haciendo".split())
+STOPWORDS = stop_words("spanish") | _CHAT | _DO
 TRIVIAL = frozenset(
     "hola buenas gracias muchas vale venga adiós chao jaja jajaja jeje ok okay genial guay perfecto claro sí no "
     "bueno pues buenos días noches tardes saludos porfa perdona perdón".split()
@@ -96,6 +98,8 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
 # Asked about how things were before a change ("¿Dónde trabajaba antes de la startup?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
+# What offline ask answers when nothing in memory answers the question.
+NOT_REMEMBERED = "No recuerdo nada de eso."
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(?:me (?:encanta|encantan|gusta|gustan)|prefiero|odio|detesto|mi \w+ favorit[oa])\b", re.I)
 # A clause that only likes what was just said ("¡Me encanta!", "me gusta la idea"): a reaction, not a preference.

@@ -9,10 +9,14 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = stop_words("french") | frozenset(
-    "oui non ok okay merci bonjour salut coucou ciao cool super génial top bien bon ouais mdr lol haha ah oh bah "
-    "ben bref voilà quoi trop vraiment aujourd'hui".split()
-)
+STOPWORDS = (
+    stop_words("french")
+    | frozenset(
+        "oui non ok okay merci bonjour salut coucou ciao cool super génial top bien bon ouais mdr lol haha ah oh bah "
+        "ben bref voilà quoi trop vraiment aujourd'hui".split()
+    )
+    | frozenset("fais fait faisons faites font faire faisait fit".split())
+)  # the forms of "faire" (do, make), as English's function words hold "do"
 # The elided article or pronoun a word is written with ("j'habite", "l'appart"): not part of the word.
 ELIDED = re.compile(r"^(?:j|l|d|qu|n|m|t|s|c)['’]", re.I)
 TRIVIAL = frozenset(
@@ -60,6 +64,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
+# What offline ask answers when nothing in memory answers the question.
+NOT_REMEMBERED = "Je ne m'en souviens pas."
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
 # A clause that only likes what was just said ("J'adore !", "j'aime bien l'idée"): a reaction, not a preference.
 REACTION = re.compile(r"(?:j'aime|j'adore|je déteste)(?: bien| beaucoup| trop)?(?: (?:ça|cela|l'idée))?", re.I)

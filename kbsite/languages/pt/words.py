@@ -9,10 +9,14 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = stop_words("portuguese") | frozenset(
-    "sim não ok okay obrigado obrigada valeu olá oi tchau beleza legal fixe ótimo bom boa kkk kkkk haha rs pois "
-    "então tipo hoje".split()
-)
+STOPWORDS = (
+    stop_words("portuguese")
+    | frozenset(
+        "sim não ok okay obrigado obrigada valeu olá oi tchau beleza legal fixe ótimo bom boa kkk kkkk haha rs pois "
+        "então tipo hoje".split()
+    )
+    | frozenset("faço faz fazemos fazem fazer fez fiz fazia feito fazendo".split())
+)  # the forms of "fazer" (do, make), as English's function words hold "do"
 TRIVIAL = frozenset(
     "olá oi obrigado obrigada valeu tchau ok okay sim não beleza legal fixe ótimo kkk haha rs bom dia boa tarde "
     "noite".split()
@@ -56,6 +60,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
+# What offline ask answers when nothing in memory answers the question.
+NOT_REMEMBERED = "Não me lembro de nada sobre isso."
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
 # A clause that only likes what was just said ("Adoro!", "gosto disso"): a reaction, not a preference.
 REACTION = re.compile(r"(?:gosto|adoro|odeio|gostei|adorei)(?: muito)?(?: (?:disso|disto|isso|isto|da ideia))?", re.I)

@@ -1,0 +1,66 @@
+"""Second, multilingual vectors (multilingual-e5-small, MULTILINGUAL_VECTORS): given to every document chunk and to
+each memory in a language other than English, as they are indexed or drawn, and in the background to those without
+one (written before, or while it was off).
+
+all-MiniLM-L6-v2, the default embedder, reads English: a Spanish question and the Spanish statement that answers it
+in other words are barely closer than any two Spanish sentences. The second vector is what knowledge search finds a
+note by in any language (knowledge.search) and what offline ask judges a statement's closeness to a question in a
+language other than English by (memories.recall.answers).
+"""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+
+from kbsite.ai import embeddings
+from kbsite.ai.vectors import as_vectors, vector_cursor
+from memories.models import Memory
+
+BATCH_ROWS = 64
+# The rows still without their second vector, by table (partial indexes keep finding them cheap).
+WITHOUT = {
+    "knowledge_chunk": "multilingual_embedding IS NULL AND embedding IS NOT NULL",
+    "memories_memory": "multilingual_embedding IS NULL AND embedding IS NOT NULL AND NOT language IN ('en', '')",
+}
+
+
+def memories_multilingual(memories: list[Memory]) -> int:
+    """Give ``memories`` in a language other than English their second vector (just drawn: they have their first);
+    returns how many."""
+    wanted = [m for m in memories if m.language not in ("en", "") and m.pk]
+    if not wanted or embeddings.get_multilingual() is None:
+        return 0
+    vectors = as_vectors(embeddings.embed_multilingual([m.text for m in wanted]))
+    _write("memories_memory", [(m.pk, vector) for m, vector in zip(wanted, vectors, strict=True)])
+    return len(wanted)
+
+
+def multilingual_batch() -> int:
+    """Give the next batch of rows without their second vector theirs, chunks first; returns how many (0: none
+    left, or the second vector is off)."""
+    if embeddings.get_multilingual() is None:
+        return 0
+    for table, without in WITHOUT.items():
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT id, text FROM {table} WHERE {without} ORDER BY id LIMIT %s", [BATCH_ROWS])
+            rows = cursor.fetchall()
+        if rows:
+            vectors = as_vectors(embeddings.embed_multilingual([text for _, text in rows]))
+            _write(table, [(pk, vector) for (pk, _), vector in zip(rows, vectors, strict=True)])
+            return len(rows)
+    return 0
+
+
+def multilingual_due() -> bool:
+    """Whether rows are left without their second vector (the jobs' healing queues a run)."""
+    if embeddings.get_multilingual() is None:
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in WITHOUT.items()))
+        return cursor.fetchone()[0]
+
+
+def _write(table: str, rows: list[tuple[int, object]]) -> None:
+    with transaction.atomic(), vector_cursor() as cursor:
+        for pk, vector in rows:
+            cursor.execute(f"UPDATE {table} SET multilingual_embedding = %s WHERE id = %s", [vector, pk])

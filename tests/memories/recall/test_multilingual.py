@@ -1,0 +1,53 @@
+"""Memories' second, multilingual vector (memories/multilingual.py): a memory in a language other than English gets
+one as it is drawn, and offline ask judges closeness to a question in that language by it; English memories get
+none; those without one get theirs in the background. Sentences of our own."""
+
+from __future__ import annotations
+
+from memories import reembedding
+from memories.models import Memory
+from tests.memories.recall.test_truth import ask, say
+
+CHAT = [
+    "Hoy se me han quemado las tostadas otra vez.",
+    "Llueve todo el día, así que me quedo en casa con una peli.",
+    "Por fin he ordenado el trastero, qué alivio.",
+    "Mi vecino toca la batería los domingos por la mañana.",
+    "Trabajo por mi cuenta arreglando tuberías y calderas desde hace diez años.",
+    "El sábado fuimos al mercado y compramos fresas.",
+    "Mi pareja, Irene, es profesora de música en un instituto.",
+    "No puedo comer marisco, me pongo fatal.",
+    "Tenemos un perro viejito que se llama Bruno.",
+    "Me encanta nadar en el mar por las mañanas.",
+]
+
+
+def test_a_spanish_memory_gets_a_multilingual_vector_and_an_english_one_none(api, notes):
+    say(api, "s1", "Me he mudado a Valencia con mis dos gatos.", "My sister Ines lives in Lisbon now.")
+    spanish = Memory.objects.get(text__contains="Valencia")
+    english = Memory.objects.get(text__contains="Lisbon")
+    assert spanish.language == "es" and spanish.multilingual_embedding is not None
+    assert english.language == "en" and english.multilingual_embedding is None
+
+
+def test_asked_in_spanish_ask_finds_the_statement_that_answers_in_other_words(api, notes):
+    """ "¿Practica algún deporte acuático?" shares no word with "Me encanta nadar en el mar", nor "¿Qué no debo
+    cocinarle?" with "No puedo comer marisco": judged by the multilingual vector, each is the answer (by
+    all-MiniLM-L6-v2 alone, neither was close enough to answer)."""
+    say(api, "s1", *CHAT)
+    assert "nadar" in ask(api, "¿Practica algún deporte acuático?")["answer"]
+    assert "marisco" in ask(api, "¿Qué no debo cocinarle?")["answer"]
+
+
+def test_asked_in_spanish_of_nothing_held_ask_says_so_in_spanish(api, notes):
+    say(api, "s1", *CHAT)
+    assert ask(api, "¿Cuál es su color favorito?")["answer"] == "No recuerdo nada de eso."
+
+
+def test_memories_without_their_multilingual_vector_get_it_in_the_background(api, notes):
+    say(api, "s1", *CHAT[:3])
+    Memory.objects.update(multilingual_embedding=None)
+    assert reembedding.reembed_due()
+    assert reembedding.reembed_run()
+    assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
+    assert not reembedding.reembed_due()
