@@ -94,15 +94,20 @@ def _ranked(
         for pk, text in hit.parts or [(hit.id, hit.text)]
         if ("memory", pk) not in earlier
     ]
-    close = _closeness(question, vector, [pk for _, _, pk, _ in statements])
+    close = _closeness(question, vector, statements)
     return asked, earlier, ranked(asked, statements, close, set(profile))
 
 
-def _closeness(question: str, vector, pks: list[int]) -> dict[int, float]:
-    """Each statement's closeness in meaning to the question: by the second, multilingual vector when the question
-    is in a language other than English and the statement has one (memories.multilingual), else by the first."""
+def _closeness(question: str, vector, statements: list[tuple[int, Hit, int, str]]) -> dict[int, float]:
+    """Each statement's closeness in meaning to the question: by the second, multilingual vector where the question
+    or the statements are in a language other than English and the statement has one (memories.multilingual),
+    else by the first."""
+    pks = [pk for _, _, pk, _ in statements]
     close = similarities(vector, pks)
-    if languages.current_code() in ("en", "") or embeddings.get_multilingual() is None:
+    english = {"en", ""}
+    if embeddings.get_multilingual() is None or (
+        languages.current_code() in english and all(hit.language in english for _, hit, _, _ in statements)
+    ):
         return close
     second = as_vectors([embeddings.embed_multilingual_query(question)])[0]
     return close | multilingual_similarities(second, pks)

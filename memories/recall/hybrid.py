@@ -27,7 +27,7 @@ from memories.recall.query import ParsedQuery, query_parse
 from memories.recall.replaced import replacements_fuse
 from memories.recall.scope import Scope, Table
 from memories.recall.turns import covered_merged, turn_hits_load, turns_searched
-from memories.recall.vector import vector_ranked
+from memories.recall.vector import multilingual_ranked, vector_ranked
 from memories.recall.weights import (
     CANDIDATES,
     CONCEPT_WEIGHT,
@@ -122,7 +122,8 @@ def _recall(q: RecallQuery) -> list[Hit]:
     memories = tables[0] if q.wants_memories else None
     kbs, k, budget_chars, limits = list(q.kbs), q.k, q.budget_chars, q.limits
     parsed = q.parsed
-    fusion, similarity = _direct(kbs, tables, parsed, embedding, query_vector)
+    second = _multilingual_embedding(q.text, kbs) if memories else None
+    fusion, similarity = _direct(kbs, tables, parsed, embedding, query_vector, second)
     if memories:
         replacements_fuse(fusion, memories)  # before the neighbours: they are of the facts that hold
     if memories and CONTEXT_WEIGHT:
@@ -172,10 +173,13 @@ def _compiled(scope: Scope, memories: bool, insights: bool, turns: bool) -> tupl
     return tuple(tables + ([Table.of(scope.replaced(), "replaced")] if memories and now else []))
 
 
-def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, query_vector) -> tuple[Fusion, dict]:
+def _direct(
+    kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, query_vector, second=None
+) -> tuple[Fusion, dict]:
     """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
     found. For one end user, a question about a subject also searches ``about``, the words of its facts and the
-    names of the people it asks about (:func:`subject_words`)."""
+    names of the people it asks about (:func:`subject_words`). With ``second`` (the question's multilingual
+    embedding under way), the memories nearest it by their multilingual vectors too, where exact search holds."""
     fusion, similarity = Fusion(), {}
     tsquery, about = parsed.tsquery, parsed.about
     with transaction.atomic(using=reads.alias):
@@ -208,6 +212,12 @@ def _direct(kbs, tables: tuple[Table, ...], parsed: ParsedQuery, embedding, quer
             weight = VECTOR_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
             fusion.add([(table.type, pk) for pk, _ in found], weight=weight, signal="vector")
             similarity.update({(table.type, pk): sim for pk, sim in found})
+        if second is not None and not indexed:
+            table = tables[0]  # the memories
+            found = multilingual_ranked(table, vector_literal(as_vectors([second.result()])[0]), CANDIDATES)
+            fusion.add([(table.type, pk) for pk, _ in found], weight=VECTOR_WEIGHT, signal="multilingual")
+            for pk, sim in found:
+                similarity[(table.type, pk)] = max(similarity.get((table.type, pk)) or 0.0, sim)
     return fusion, similarity
 
 
@@ -241,6 +251,15 @@ def query_embedding(query: str) -> Future:
     """The query's embedding, computed on another thread (pass it to :func:`recall` as ``query_vector``), in a copy
     of this context: it counts on the caller's usage meter."""
     return _embedder().submit(contextvars.copy_context().run, embeddings.embed_query, query)
+
+
+def _multilingual_embedding(query: str, kbs) -> Future | None:
+    """The question's multilingual embedding, computed on another thread, where the KBs hold memories in a language
+    other than English (memories.multilingual: an English question finds Spanish facts, a Spanish one their
+    paraphrase); else None."""
+    if embeddings.get_multilingual() is None or all(code in ("en", "") for code in held(kbs)):
+        return None
+    return _embedder().submit(contextvars.copy_context().run, embeddings.embed_multilingual_query, query)
 
 
 @functools.cache

@@ -140,3 +140,18 @@ def multilingual_similarities(vector, memory_ids: list[int]) -> dict[int, float]
         .values_list("pk", "distance")
     )
     return {pk: embeddings.scaled_multilingual(1.0 - distance) for pk, distance in rows}
+
+
+def multilingual_ranked(table: Table, vector: str, limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` memories of ``table``'s scope nearest ``vector`` (the question's multilingual embedding) by
+    their second, multilingual vectors (memories.multilingual), with their similarity on the product's scale;
+    compared exactly (a KB that has outgrown exact search is not searched so)."""
+    sql = f"""
+        SELECT {table.name}.id, 1 - ({table.name}.multilingual_embedding <=> %s::vector) FROM {table.name}
+        WHERE {table.name}.multilingual_embedding IS NOT NULL AND {table.where}
+        ORDER BY {table.name}.multilingual_embedding <=> %s::vector LIMIT %s"""
+    with reads.cursor() as cursor:
+        cursor.execute(sql, [vector, *table.params, vector, limit])
+        rows = cursor.fetchall()
+    scaled = [(pk, embeddings.scaled_multilingual(float(sim))) for pk, sim in rows]
+    return [(pk, similarity) for pk, similarity in scaled if similarity >= VECTOR_MIN_SIMILARITY]

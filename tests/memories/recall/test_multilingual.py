@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from memories import reembedding
 from memories.models import Memory
-from tests.memories.recall.test_truth import ask, say
+from tests.memories.recall.test_truth import ask, context, say
 
 CHAT = [
     "Hoy se me han quemado las tostadas otra vez.",
@@ -51,3 +51,14 @@ def test_memories_without_their_multilingual_vector_get_it_in_the_background(api
     assert reembedding.reembed_run()
     assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
     assert not reembedding.reembed_due()
+
+
+def test_an_english_question_finds_spanish_facts_in_the_block_and_ask_names_them(api, notes):
+    """Asked in English about what was said in Spanish, recall adds the memories nearest the question by their
+    multilingual vectors: the block holds the swimming and the shellfish, and ask names them (all-MiniLM-L6-v2 does
+    not read the Spanish, and no word is shared)."""
+    say(api, "s1", *CHAT)
+    block = context(api, "Does she do any water sports?")
+    assert "nadar" in block
+    assert "nadar" in ask(api, "Does she do any water sports?")["answer"]
+    assert "marisco" in ask(api, "What food should I avoid cooking for her?")["answer"]
