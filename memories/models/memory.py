@@ -144,6 +144,14 @@ class Memory(models.Model):
             GinIndex(fields=["entities"], name="memory_entities_gin"),
             # Only large KBs' memories: an insert into the graph costs more CPU than the rest of storing a
             # memory, and a small KB is searched exactly, and faster, through memory_kb_exact.
+            HnswIndex(  # the multilingual vectors of a large KB's memories (memories.multilingual)
+                name="memory_multilingual_hnsw",
+                fields=["multilingual_embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+                condition=Q(in_vector_index=True),
+            ),
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],

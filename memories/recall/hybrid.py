@@ -179,7 +179,7 @@ def _direct(
     """The full-text and vector lists of every table, fused; and the vector similarity of what the vector lists
     found. For one end user, a question about a subject also searches ``about``, the words of its facts and the
     names of the people it asks about (:func:`subject_words`). With ``second`` (the question's multilingual
-    embedding under way), the memories nearest it by their multilingual vectors too, where exact search holds."""
+    embedding under way), the memories nearest it by their multilingual vectors too."""
     fusion, similarity = Fusion(), {}
     tsquery, about = parsed.tsquery, parsed.about
     with transaction.atomic(using=reads.alias):
@@ -212,9 +212,10 @@ def _direct(
             weight = VECTOR_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
             fusion.add([(table.type, pk) for pk, _ in found], weight=weight, signal="vector")
             similarity.update({(table.type, pk): sim for pk, sim in found})
-        if second is not None and not indexed:
+        if second is not None:
             table = tables[0]  # the memories
-            found = multilingual_ranked(table, vector_literal(as_vectors([second.result()])[0]), CANDIDATES)
+            vector = vector_literal(as_vectors([second.result()])[0])
+            found = multilingual_ranked(table, vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
             fusion.add([(table.type, pk) for pk, _ in found], weight=VECTOR_WEIGHT, signal="multilingual")
             for pk, sim in found:
                 similarity[(table.type, pk)] = max(similarity.get((table.type, pk)) or 0.0, sim)

@@ -62,19 +62,28 @@ ANN_SETTINGS = (
 )
 
 
-def _nearest_sql(table: str, where: str) -> str:
-    """Rows of ``table`` matching ``where``, nearest first, with their similarity (params: vector, where's
-    params, vector, limit)."""
+def _nearest_sql(table: str, where: str, column: str = "embedding") -> str:
+    """Rows of ``table`` matching ``where``, nearest first by ``column``, with their similarity (params: vector,
+    where's params, vector, limit)."""
     return f"""
-        SELECT {table}.id, 1 - ({table}.embedding <=> %s::vector) AS similarity FROM {table}
-        WHERE {table}.embedding IS NOT NULL AND {where}
-        ORDER BY {table}.embedding <=> %s::vector
+        SELECT {table}.id, 1 - ({table}.{column} <=> %s::vector) AS similarity FROM {table}
+        WHERE {table}.{column} IS NOT NULL AND {where}
+        ORDER BY {table}.{column} <=> %s::vector
         LIMIT %s"""
 
 
-def _index_ranked(cursor, table: str, vector: str, where: str, params: tuple, limit: int, kb_ids: tuple[int, ...]):
-    """The HNSW index's nearest rows in scope."""
-    sql = _nearest_sql(table, where)
+def _index_ranked(
+    cursor,
+    table: str,
+    vector: str,
+    where: str,
+    params: tuple,
+    limit: int,
+    kb_ids: tuple[int, ...],
+    column: str = "embedding",
+):
+    """The HNSW index's nearest rows in scope (by ``column``'s index)."""
+    sql = _nearest_sql(table, where, column)
     bound = _scan_tuples(table, kb_ids, limit)
     cursor.execute(ANN_SETTINGS, [str(int(max(limit, 40))), str(bound)])
     cursor.execute(sql, [vector, *params, vector, limit])
@@ -142,16 +151,24 @@ def multilingual_similarities(vector, memory_ids: list[int]) -> dict[int, float]
     return {pk: embeddings.scaled_multilingual(1.0 - distance) for pk, distance in rows}
 
 
-def multilingual_ranked(table: Table, vector: str, limit: int) -> list[tuple[int, float]]:
+def multilingual_ranked(
+    table: Table, vector: str, limit: int, kb_ids: tuple[int, ...], indexed: bool = False
+) -> list[tuple[int, float]]:
     """The ``limit`` memories of ``table``'s scope nearest ``vector`` (the question's multilingual embedding) by
-    their second, multilingual vectors (memories.multilingual), with their similarity on the product's scale;
-    compared exactly (a KB that has outgrown exact search is not searched so)."""
-    sql = f"""
-        SELECT {table.name}.id, 1 - ({table.name}.multilingual_embedding <=> %s::vector) FROM {table.name}
-        WHERE {table.name}.multilingual_embedding IS NOT NULL AND {table.where}
-        ORDER BY {table.name}.multilingual_embedding <=> %s::vector LIMIT %s"""
+    their second, multilingual vectors (memories.multilingual), with their similarity on the product's scale:
+    compared exactly, and through their HNSW index when ``indexed`` (as :func:`vector_ranked`)."""
+    column = "multilingual_embedding"
     with reads.cursor() as cursor:
-        cursor.execute(sql, [vector, *table.params, vector, limit])
-        rows = cursor.fetchall()
+        rows = []
+        if table.exact:
+            cursor.execute(
+                _nearest_sql(table.name, f"NOT {table.in_index} AND {table.where}", column),
+                [vector, *table.params, vector, limit],
+            )
+            rows = cursor.fetchall()
+        if indexed:
+            where = f"{table.in_index} AND {table.where}"
+            rows += _index_ranked(cursor, table.name, vector, where, table.params, limit, kb_ids, column)
+    rows = sorted(rows, key=lambda row: -row[1])[:limit]
     scaled = [(pk, embeddings.scaled_multilingual(float(sim))) for pk, sim in rows]
     return [(pk, similarity) for pk, similarity in scaled if similarity >= VECTOR_MIN_SIMILARITY]

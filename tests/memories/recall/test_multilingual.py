@@ -4,6 +4,7 @@ none; those without one get theirs in the background. Sentences of our own."""
 
 from __future__ import annotations
 
+from kbsite.models import KnowledgeBase
 from memories import reembedding
 from memories.models import Memory
 from tests.memories.recall.test_truth import ask, context, say
@@ -62,3 +63,16 @@ def test_an_english_question_finds_spanish_facts_in_the_block_and_ask_names_them
     assert "nadar" in block
     assert "nadar" in ask(api, "Does she do any water sports?")["answer"]
     assert "marisco" in ask(api, "What food should I avoid cooking for her?")["answer"]
+
+
+def test_a_large_kbs_memories_are_found_by_their_multilingual_vectors_through_the_index(api, notes):
+    """Shared memories of a KB that has outgrown exact search are searched through the HNSW index of their
+    multilingual vectors: an English question finds the Spanish fact by them."""
+    from tests.memories.ingest.test_restated_supersession import say as say_shared
+
+    say_shared(api, *CHAT, speaker="Marta")
+    KnowledgeBase.objects.filter(pk=notes.pk).update(vector_index=True)
+    Memory.objects.update(in_vector_index=True)
+    hits = api.post("/api/v1/kbs/notes/recall/", json={"query": "Does Marta do any water sports?", "k": 5}).json()
+    swimming = next(h for h in hits["results"] if "nadar" in h["text"])
+    assert "multilingual" in swimming["signals"]
