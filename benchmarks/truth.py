@@ -70,6 +70,7 @@ import requests
 from benchmarks import harness
 from benchmarks.truth_cases import CASE_FILES, load, padded, sealed, user_chars
 from benchmarks.truth_score import holds, stale_units
+from kbsite import languages
 
 KB = "truth"
 TARGETS = {"block": 0.90, "ask": 0.80}
@@ -326,10 +327,12 @@ def _trim(text: str, width: int = 150) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-# "I don't know", as ask says it offline in each language it reads (kbsite/languages/*/words.py NOT_REMEMBERED)
-# and as a model may say it.
+# "I don't know", as a model may say it, and as ask says it offline in each language it reads (NOT_REMEMBERED).
 DONT_KNOW = re.compile(
-    r"don't remember|do not know|don't know|no recuerdo|erinnere ich mich nicht|je ne m'en souviens|não me lembro",
+    "|".join(
+        [r"don't remember|do not know|don't know"]
+        + [re.escape(languages.get(c).words.NOT_REMEMBERED) for c in languages.READ]
+    ),
     re.I,
 )
 

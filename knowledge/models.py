@@ -143,7 +143,7 @@ class Chunk(models.Model):
                 opclasses=["vector_cosine_ops"],
             ),
             models.Index(fields=["kb"], name="chunk_kb", condition=Q(embedding__isnull=False)),
-            models.Index(  # those still without their multilingual vector (memories.reembedding)
+            models.Index(  # those still without their multilingual vector (memories.multilingual)
                 fields=["id"],
                 name="chunk_no_multilingual",
                 condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False),

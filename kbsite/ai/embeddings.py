@@ -323,13 +323,16 @@ def pair_scale() -> tuple[float, float]:
 def scaled(similarity: float) -> float:
     """A cosine similarity of the configured model on the scale the product's thresholds are set in (those of
     all-MiniLM-L6-v2): unrelated texts near 0.2, the same text 1."""
-    floor, span = getattr(get_embedder(), "similarity_scale", (0.0, 1.0))
-    return min(1.0, (similarity - floor) / span)
+    return _on_scale(similarity, getattr(get_embedder(), "similarity_scale", (0.0, 1.0)))
 
 
 def scaled_multilingual(similarity: float) -> float:
     """A cosine similarity of the second embedder (get_multilingual) on the product's scale, as ``scaled``."""
-    floor, span = E5Embedder.similarity_scale
+    return _on_scale(similarity, E5Embedder.similarity_scale)
+
+
+def _on_scale(similarity: float, scale: tuple[float, float]) -> float:
+    floor, span = scale
     return min(1.0, (similarity - floor) / span)
 
 

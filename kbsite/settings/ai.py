@@ -43,9 +43,10 @@ EMBEDDING_ONNX = env_bool("EMBEDDING_ONNX", True)
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 32, minimum=1)
 # CPU threads for the local model in each process; by default the cores are shared among the job workers.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", max(1, (os.cpu_count() or 1) // WORKERS), minimum=1)
-# Document chunks get a second vector from multilingual-e5-small (local, from its wheel), searched beside the first
-# when a KB holds a language other than English or is asked in one (a Spanish question finds a Spanish note worded
-# otherwise, an English question a Spanish one). Off, or when EMBEDDING_MODEL is multilingual-e5-small already: one.
+# Document chunks, and memories in a language other than English, get a second vector from multilingual-e5-small
+# (local, from its wheel), searched beside the first where a KB holds a language other than English (a Spanish
+# question finds a Spanish note or fact worded otherwise, an English question a Spanish one; memories.multilingual).
+# Off, or when EMBEDDING_MODEL is multilingual-e5-small already: one vector.
 MULTILINGUAL_VECTORS = env_bool("MULTILINGUAL_VECTORS", True)
 # CPU threads for one query's embedding by multilingual-e5-small in a web process (it is short and alone).
 EMBEDDING_QUERY_THREADS = env_int("EMBEDDING_QUERY_THREADS", min(2, os.cpu_count() or 1), minimum=1)

@@ -25,6 +25,9 @@ KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 # A long turn becomes several memories of at most this many characters.
 SEGMENT_CHARS = 600
 
+# How a short answer keeps the bot's question it answers ("Kiwi fruit (answering: Any allergies?)").
+ANSWERING = " (answering: "
+
 
 @dataclass
 class Turn:
@@ -130,7 +133,7 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
     for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
         kind = _kind(segment)
         if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
-            segment = f"{segment} (answering: {question})"
+            segment = f"{segment}{ANSWERING}{question})"
         facts.append(
             Fact(
                 text=f"{turn.speaker}: {segment}" if turn.speaker else segment,

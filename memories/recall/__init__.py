@@ -12,7 +12,7 @@ Built on it: the context block a bot puts in its prompt (``context``) and ask, a
 """
 
 from memories.recall.hits import Hit
-from memories.recall.hybrid import RecallQuery, query_embedding, recall
+from memories.recall.hybrid import RecallQuery, multilingual_embedding, query_embedding, recall
 from memories.recall.query import query_period
 
-__all__ = ["Hit", "RecallQuery", "query_embedding", "query_period", "recall"]
+__all__ = ["Hit", "RecallQuery", "multilingual_embedding", "query_embedding", "query_period", "recall"]

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 
 from kbsite import languages
 from memories.ingest.changes import names_a_time
+from memories.ingest.extraction import ANSWERING
 from memories.ingest.statements import statement_read
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.hits import Hit
@@ -55,8 +56,6 @@ ANSWER_MEANING_FLOOR = 0.25
 # ... and this much closer than the median statement of the block, where it holds enough to tell.
 ANSWER_MEANING_MARGIN = 0.1
 ANSWER_USUAL_FROM = 8
-# The bot's question a short answer keeps with it (memories.ingest.extraction): what it answers, not what it states.
-ANSWERING = re.compile(r"\(answering: ")
 # A word opening with a capital inside a sentence (a name: "Manchester", "Oliver", "Fabia").
 NAMED = re.compile(r"(?<=[\w,;] )[^\W\d_][\w'-]*", re.UNICODE)
 NUMBER = re.compile(r"\d")
@@ -119,7 +118,7 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
         stated = asked.slots & set(statement_read(text, hit.language, hit.reading if pk == hit.id else None).slots)
         timed = asked.when and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
         said_at = lateness.get(said(hit), 0.0)
-        body = ANSWERING.split(text, maxsplit=1)[0]
+        body = text.split(ANSWERING, maxsplit=1)[0]  # not the bot's question a short answer keeps
         measures = {
             "matched": min(len(matched), 3),
             "stated": len(stated),
@@ -159,7 +158,12 @@ def _named(body: str, hit: Hit) -> list[str]:
     """The words of ``body`` that name someone or something (a capital inside a sentence), but whom the statement is
     about."""
     about = {e.lower() for e in hit.entities[:1]}
-    return [w for w in NAMED.findall(body) if w[:1].isupper() and w.lower() not in about and w.split("'")[0] != "I"]
+    capitalised = languages.current().words.CAPITALISED
+    return [
+        w
+        for w in NAMED.findall(body)
+        if w[:1].isupper() and w.lower() not in about and w.split("'")[0] not in capitalised
+    ]
 
 
 def _common(words_of: list[frozenset[str]]) -> frozenset[str]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kbsite import budgets, languages
-from kbsite.ai import embeddings, llm
-from kbsite.ai.vectors import as_vectors
+from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.languages.detection import query_language
 from kbsite.models import KnowledgeBase
@@ -53,6 +52,7 @@ def _extractive(
     names: list[str] = (),
     end_user_id: int | None = None,
     profile: frozenset[int] = frozenset(),
+    second=None,
 ) -> tuple[str, list[int]]:
     """Offline: the statements of the block that answer the question best, as memories.recall.answer_ranking
     scores them (the words and the attribute they share with it, their closeness in meaning, when they were said,
@@ -67,8 +67,8 @@ def _extractive(
     an answer. None: "I don't remember" (in the question's language). ``names`` are those of the people the
     question asks about by relation ("his wife": priya), words of the answer as the block searched them;
     ``end_user_id``, whose later statements come with those quoted (none: shared facts only); ``profile``, the ids
-    of the profile's hits."""
-    asked, earlier, candidates = _ranked(question, hits, vector, names, profile)
+    of the profile's hits; ``vector`` and ``second``, the question's embedding and its multilingual one."""
+    asked, earlier, candidates = _ranked(question, hits, vector, names, profile, second)
     # Only a statement that answers at all: the block's small talk is not an answer.
     scored = [c for c in candidates if c.answers]
     if not scored:
@@ -82,7 +82,7 @@ def _extractive(
 
 
 def _ranked(
-    question: str, hits: list[Hit], vector, names: list[str], profile: frozenset[int]
+    question: str, hits: list[Hit], vector, names: list[str], profile: frozenset[int], second=None
 ) -> tuple[Question, dict, list[Candidate]]:
     """The question as read, the statements held earlier (what a newer fact says otherwise: left out, unless it
     asks how things were before), and the block's other statements ranked (memories.recall.answer_ranking)."""
@@ -94,23 +94,16 @@ def _ranked(
         for pk, text in hit.parts or [(hit.id, hit.text)]
         if ("memory", pk) not in earlier
     ]
-    close = _closeness(question, vector, statements)
+    close = _closeness(vector, second, statements)
     return asked, earlier, ranked(asked, statements, close, set(profile))
 
 
-def _closeness(question: str, vector, statements: list[tuple[int, Hit, int, str]]) -> dict[int, float]:
-    """Each statement's closeness in meaning to the question: by the second, multilingual vector where the question
-    or the statements are in a language other than English and the statement has one (memories.multilingual),
-    else by the first."""
+def _closeness(vector, second, statements: list[tuple[int, Hit, int, str]]) -> dict[int, float]:
+    """Each statement's closeness in meaning to the question: by the question's multilingual embedding (``second``:
+    the block computes it where the KBs hold a language other than English) for a statement that has a multilingual
+    vector (memories.multilingual: one in another language), else by the first (``vector``)."""
     pks = [pk for _, _, pk, _ in statements]
-    close = similarities(vector, pks)
-    english = {"en", ""}
-    if embeddings.get_multilingual() is None or (
-        languages.current_code() in english and all(hit.language in english for _, hit, _, _ in statements)
-    ):
-        return close
-    second = as_vectors([embeddings.embed_multilingual_query(question)])[0]
-    return close | multilingual_similarities(second, pks)
+    return similarities(vector, pks) | multilingual_similarities(second, pks)
 
 
 def ask_candidates(*, kb: KnowledgeBase, question: str, caller: Caller, k: int = 8) -> list[Candidate]:
@@ -119,7 +112,8 @@ def ask_candidates(*, kb: KnowledgeBase, question: str, caller: Caller, k: int =
     with languages.override(query_language(question, [kb])):
         got, hits = _block(kb=kb, question=question, k=k, budget_chars=4000, caller=caller)
         names = relatives_named(question, caller.end_user_id)
-        return _ranked(question, hits, got.vector, names, frozenset(h.id for h in got.profile))[2]
+        profile = frozenset(h.id for h in got.profile)
+        return _ranked(question, hits, got.vector, names, profile, got.multilingual_vector)[2]
 
 
 def _block(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller: Caller):
@@ -268,7 +262,9 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     if state != budgets.LLM:
         names = relatives_named(question, caller.end_user_id)  # one query, and only if it names a relation
         profile = frozenset(h.id for h in got.profile)
-        answer, citations = _extractive(question, hits, got.vector, names, caller.end_user_id, profile)
+        answer, citations = _extractive(
+            question, hits, got.vector, names, caller.end_user_id, profile, got.multilingual_vector
+        )
         why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     # What the block's facts replaced (asked how things were before) is listed as no longer true.
@@ -290,7 +286,9 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
                 stats_add(kb.pk, llm_calls=meter.calls, tokens_in=meter.tokens_in, tokens_out=meter.tokens_out)
     except llm.LLMError as exc:
         profile = frozenset(h.id for h in got.profile)
-        answer, citations = _extractive(question, hits, got.vector, end_user_id=caller.end_user_id, profile=profile)
+        answer, citations = _extractive(
+            question, hits, got.vector, end_user_id=caller.end_user_id, profile=profile, second=got.multilingual_vector
+        )
         return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {exc})", memories=hits)
     # Only memories that were actually given to the model can be cited.
     citations = [c for c in (_as_int(x) for x in cited) if c in given]

@@ -23,7 +23,7 @@ from kbsite.languages.detection import query_language
 from kbsite.languages.fulltext import RowConfig
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory, Message
-from memories.recall import Hit, RecallQuery, query_embedding, recall
+from memories.recall import Hit, RecallQuery, multilingual_embedding, query_embedding, recall
 from memories.recall.after import with_later
 from memories.recall.current import held_earlier
 from memories.recall.hits import hit_rows, joined_text, memory_hit, sources_attach
@@ -73,6 +73,7 @@ class Retrieved:
     memories: list[Hit]
     insights: list[Hit]
     vector: object = None
+    multilingual_vector: object = None  # the question's multilingual embedding, where the KBs hold another language
 
     @property
     def hits(self) -> list[Hit]:
@@ -86,6 +87,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     end_user_id = caller.end_user_id
     kb_names = {kb.pk: kb.name for kb in kbs}
     embedding = query_embedding(query)  # on another thread, beside the profile and the full-text search
+    second = multilingual_embedding(query, kbs)  # where the KBs hold another language: for recall and ask
     profile = profile_facts(kbs, end_user_id, min(settings.PROFILE_CHARS, budget_chars // 2), kb_names)
     # The profile is taken from the insights' and documents' shares, not the memories': what answers the
     # question comes first (LoCoMo's evidence in the block: 0.744 when the profile shrank the memories' share).
@@ -97,6 +99,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
         text=query,
         limits={"memory": (30, memory_budget), "insight": (10, insight_budget)},
         query_vector=embedding,
+        multilingual_vector=second,
         supplements=False,
         end_user_id=end_user_id,
     )
@@ -115,6 +118,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
         memories=[h for h in hits if h.type in ("memory", "turn")],
         insights=[h for h in hits if h.type == "insight"],
         vector=as_vectors([embedding.result()])[0],
+        multilingual_vector=as_vectors([second.result()])[0] if second else None,
     )
 
 

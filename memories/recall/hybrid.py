@@ -53,7 +53,8 @@ class RecallQuery:
     true in the world then), ``known_at`` (system time: what kbsite knew then), ``metadata`` (the memories whose
     metadata holds all its keys and values; no insight: they carry none), ``exclude_session`` (leave out what was
     drawn from that session's turns). ``query_vector`` may be the query's embedding, or that embedding under way
-    (:func:`query_embedding`'s future)."""
+    (:func:`query_embedding`'s future); ``multilingual_vector``, its multilingual one under way
+    (:func:`multilingual_embedding`'s; else recall computes it where it is wanted)."""
 
     kbs: tuple[KnowledgeBase, ...]
     text: str
@@ -69,6 +70,7 @@ class RecallQuery:
     supplements: bool = True
     limits: dict[str, tuple[int, int | None]] | None = None
     query_vector: object = None
+    multilingual_vector: Future | None = None
 
     @functools.cached_property
     def parsed(self) -> ParsedQuery:
@@ -122,7 +124,7 @@ def _recall(q: RecallQuery) -> list[Hit]:
     memories = tables[0] if q.wants_memories else None
     kbs, k, budget_chars, limits = list(q.kbs), q.k, q.budget_chars, q.limits
     parsed = q.parsed
-    second = _multilingual_embedding(q.text, kbs) if memories else None
+    second = (q.multilingual_vector or multilingual_embedding(q.text, kbs)) if memories else None
     fusion, similarity = _direct(kbs, tables, parsed, embedding, query_vector, second)
     if memories:
         replacements_fuse(fusion, memories)  # before the neighbours: they are of the facts that hold
@@ -214,8 +216,8 @@ def _direct(
             similarity.update({(table.type, pk): sim for pk, sim in found})
         if second is not None:
             table = tables[0]  # the memories
-            vector = vector_literal(as_vectors([second.result()])[0])
-            found = multilingual_ranked(table, vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
+            second_vector = vector_literal(as_vectors([second.result()])[0])
+            found = multilingual_ranked(table, second_vector, CANDIDATES, tuple(kb.pk for kb in kbs), indexed=indexed)
             fusion.add([(table.type, pk) for pk, _ in found], weight=VECTOR_WEIGHT, signal="multilingual")
             for pk, sim in found:
                 similarity[(table.type, pk)] = max(similarity.get((table.type, pk)) or 0.0, sim)
@@ -254,7 +256,7 @@ def query_embedding(query: str) -> Future:
     return _embedder().submit(contextvars.copy_context().run, embeddings.embed_query, query)
 
 
-def _multilingual_embedding(query: str, kbs) -> Future | None:
+def multilingual_embedding(query: str, kbs) -> Future | None:
     """The question's multilingual embedding, computed on another thread, where the KBs hold memories in a language
     other than English (memories.multilingual: an English question finds Spanish facts, a Spanish one their
     paraphrase); else None."""

@@ -64,6 +64,8 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Daran erinnere ich mich nicht."
+# Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).
+CAPITALISED = frozenset()
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)
 # A clause that only likes what was just said ("Das mag ich.", "Ich liebe es!"): a reaction, not a preference.
 REACTION = re.compile(r"(?:(?:das|es|sowas) mag ich|ich (?:mag|liebe|hasse) (?:das|es|sowas))(?: sehr| total)?", re.I)

@@ -123,6 +123,8 @@ NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|n
 BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "I don't remember anything about that."
+# Words written with a capital inside a sentence that name no one: the pronoun "I" (and "I'm", "I've").
+CAPITALISED = frozenset({"I"})
 
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(i (really )?(like|love|prefer|enjoy|hate|dislike)|my favou?rite)\b", re.I)

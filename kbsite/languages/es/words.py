@@ -100,6 +100,8 @@ NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últim
 BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "No recuerdo nada de eso."
+# Words written with a capital inside a sentence that name no one: none.
+CAPITALISED = frozenset()
 # What makes an offline fact a preference, or a fact of the user's profile.
 PREFERENCE = re.compile(r"\b(?:me (?:encanta|encantan|gusta|gustan)|prefiero|odio|detesto|mi \w+ favorit[oa])\b", re.I)
 # A clause that only likes what was just said ("¡Me encanta!", "me gusta la idea"): a reaction, not a preference.

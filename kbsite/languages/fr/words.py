@@ -66,6 +66,8 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Je ne m'en souviens pas."
+# Words written with a capital inside a sentence that name no one: none.
+CAPITALISED = frozenset()
 PREFERENCE = re.compile(r"\b(?:j'aime|j'adore|je préfère|je déteste|préféré|préférée)\b", re.I)
 # A clause that only likes what was just said ("J'adore !", "j'aime bien l'idée"): a reaction, not a preference.
 REACTION = re.compile(r"(?:j'aime|j'adore|je déteste)(?: bien| beaucoup| trop)?(?: (?:ça|cela|l'idée))?", re.I)

@@ -62,6 +62,8 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Não me lembro de nada sobre isso."
+# Words written with a capital inside a sentence that name no one: none.
+CAPITALISED = frozenset()
 PREFERENCE = re.compile(r"\b(?:gosto|adoro|prefiro|odeio|favorit[oa]|preferid[oa])\b", re.I)
 # A clause that only likes what was just said ("Adoro!", "gosto disso"): a reaction, not a preference.
 REACTION = re.compile(r"(?:gosto|adoro|odeio|gostei|adorei)(?: muito)?(?: (?:disso|disto|isso|isto|da ideia))?", re.I)
