@@ -253,7 +253,8 @@ def kb_name(sample: dict, copy: int = 0) -> str:
 
 
 def post_conversation(api_url: str, key: str, sample: dict, copy: int = 0) -> int:
-    """Create the conversation's KB and post its sessions as the API's messages. Returns turns posted."""
+    """Create the conversation's KB and post its sessions as the API's messages (a turn is the user's unless it
+    says ``role``; a sample with ``user_id`` is that end user's). Returns turns posted."""
     headers = {"Authorization": f"Bearer {key}"}
     kb = kb_name(sample, copy)
     response = requests.post(f"{api_url}/api/v1/kbs/", json={"name": kb}, headers=headers, timeout=60)
@@ -263,16 +264,19 @@ def post_conversation(api_url: str, key: str, sample: dict, copy: int = 0) -> in
         messages = [
             {
                 "external_id": t["dia_id"],
-                "role": "user",
-                "speaker": t["speaker"],
+                "role": t.get("role", "user"),
+                **({"speaker": t["speaker"]} if t.get("speaker") else {}),
                 "content": t["text"],
                 "created_at": date,
             }
             for t in turns
         ]
+        body = {"session_id": f"{sample['sample_id']}-{session}", "messages": messages}
+        if sample.get("user_id"):  # one end user's conversation (LoCoMo's are shared by both speakers)
+            body["user_id"] = sample["user_id"]
         response = requests.post(
             f"{api_url}/api/v1/kbs/{kb}/messages/",
-            json={"session_id": f"{sample['sample_id']}-{session}", "messages": messages},
+            json=body,
             headers=headers,
             timeout=120,
         )
@@ -334,11 +338,11 @@ def cpu_seconds_by_role() -> dict[str, float]:
     return totals
 
 
-def warm_up_workers(workers: int) -> None:
-    """Every worker process loads the embedding model before the clock starts."""
+def warm_up_workers(workers: int, multilingual: bool = False) -> None:
+    """Every worker process loads the embedding model before the clock starts (and the second, multilingual one)."""
     from django_q.tasks import async_task, result
 
-    ids = [async_task("kbsite.tasks.warm_up", 3.0) for _ in range(workers)]
+    ids = [async_task("kbsite.tasks.warm_up", 3.0, multilingual) for _ in range(workers)]
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not all(result(i) for i in ids):
         time.sleep(0.2)

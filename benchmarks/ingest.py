@@ -5,12 +5,24 @@ raw embedding throughput of the same model on the same machine.
 The machine is shared and its speed drifts by 5-15 % over minutes, so the two are measured in turns:
 each round embeds the turns raw in every layout, then posts them end to end, and the best round of
 each is compared (the model stays loaded in the raw processes between their rounds).
+
+``--languages`` measures instead what a second, multilingual vector costs at ingest (MULTILINGUAL_VECTORS: a
+memory in a language other than English is embedded by multilingual-e5-small too): the language benchmark's cases
+(benchmarks/language_cases/: the same 16 end users' chat in Spanish, German, French and Portuguese, and in English)
+posted end to end, each language in its own KBs, in turns, with the setting on and off. Only figures are printed.
+
+    python -m benchmarks ingest
+    python -m benchmarks ingest --languages
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
+from datetime import datetime
+from pathlib import Path
 
 from benchmarks import harness
 
@@ -115,6 +127,8 @@ def _end_to_end_round(product, key: str, data: list[dict], copy: int) -> tuple[f
 
 
 def run(*, keep_running: bool = False):
+    if "--languages" in sys.argv:
+        return run_languages()
     env = harness.configure("kbsite_bench")
     harness.reset_database()
     data = harness.locomo()
@@ -179,6 +193,75 @@ def run(*, keep_running: bool = False):
         f"failed jobs: {harness.failed_jobs()}"
     )
     return {"raw": raw, "e2e": e2e, "product": product if keep_running else None, "key": key}
+
+
+LANGUAGE_CASES = Path(__file__).with_name("language_cases")
+LANGUAGES = ("en", "es", "de", "fr", "pt")
+
+
+def language_samples(code: str) -> list[dict]:
+    """The language benchmark's cases in ``code`` as conversations to post: an end user's sessions each, the bot's
+    turns as the assistant's."""
+    cases = json.loads((LANGUAGE_CASES / f"{code}.json").read_text())
+    samples = []
+    for user in cases["users"]:
+        conversation = {}
+        for n, session in enumerate(user["sessions"], 1):
+            when = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
+            conversation[f"session_{n}_date_time"] = when.strftime("%I:%M %p on %d %B, %Y")
+            conversation[f"session_{n}"] = [
+                {
+                    "dia_id": f"{user['user_id']}:{n}:{i}",
+                    "role": turn["role"],
+                    "speaker": user["speaker"] if turn["role"] == "user" else "",
+                    "text": turn["text"],
+                }
+                for i, turn in enumerate(session["turns"])
+            ]
+        samples.append(
+            {"sample_id": f"{code}-{user['user_id']}", "user_id": user["user_id"], "conversation": conversation}
+        )
+    return samples
+
+
+def run_languages() -> dict:
+    """Each language's cases posted end to end with MULTILINGUAL_VECTORS on and off, ROUNDS rounds each in turn;
+    the best round of each printed, in messages per second."""
+    env = harness.configure("kbsite_bench")
+    harness.reset_database()
+    samples = {code: language_samples(code) for code in LANGUAGES}
+    rates: dict[tuple[str, str], list[float]] = {}
+    for setting in ("true", "false"):
+        product = harness.Product(env | {"MULTILINGUAL_VECTORS": setting})
+        try:
+            key = harness.make_bot(f"bench-{setting}")
+            harness.warm_up_workers(int(env["WORKERS"]), multilingual=True)
+            for code in LANGUAGES:  # the job path run once in each language
+                harness.post_conversation(product.url, key, samples[code][0], copy=99)
+            harness.wait_until_processed()
+            for n in range(ROUNDS):
+                for code in LANGUAGES:
+                    rate, detail = _end_to_end_round(product, key, samples[code], n + (10 if setting == "true" else 20))
+                    rates.setdefault((code, setting), []).append(rate)
+                    print(
+                        f"MULTILINGUAL_VECTORS={setting} round {n + 1} {code}: {rate:.1f} messages/s: {detail}",
+                        flush=True,
+                    )
+        finally:
+            product.stop()
+    from memories.models import Memory
+
+    print(f"\nend-to-end ingest (offline, {env['WORKERS']} workers), best of {ROUNDS} rounds, messages/s:")
+    print(f"{'language':10} {'turns':>6} {'second vector on':>17} {'off':>7} {'on / off':>9} {'e5 vectors':>11}")
+    for code in LANGUAGES:
+        on, off = max(rates[(code, "true")]), max(rates[(code, "false")])
+        turns = sum(len(t) for s in samples[code] for _, _, t in harness.conversation_sessions(s))
+        vectors = Memory.objects.filter(
+            kb__name__startswith=f"locomo-{code}-", multilingual_embedding__isnull=False
+        ).count()
+        print(f"{code:10} {turns:>6} {on:>17.1f} {off:>7.1f} {on / off:>9.0%} {vectors:>11}")
+    print(f"failed jobs: {harness.failed_jobs()}")
+    return {key: max(value) for key, value in rates.items()}
 
 
 if __name__ == "__main__":

@@ -8,10 +8,13 @@ from kbsite import jobs
 from kbsite.ai import embeddings
 
 
-def warm_up(hold_seconds: float = 0.0) -> str:
-    """Load the embedding model in this worker process (optionally keep the worker busy a moment, so that
-    each of several such tasks lands on a worker of its own)."""
+def warm_up(hold_seconds: float = 0.0, multilingual: bool = False) -> str:
+    """Load the embedding model in this worker process, and the multilingual one too if asked (and
+    MULTILINGUAL_VECTORS is on); optionally keep the worker busy a moment, so that each of several such tasks lands
+    on a worker of its own."""
     embeddings.warm_up()
+    if multilingual and (second := embeddings.get_multilingual()) is not None:
+        second.warm_up()
     time.sleep(hold_seconds)
     return embeddings.get_embedder().name
 

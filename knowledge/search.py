@@ -7,6 +7,7 @@ import json
 
 from django.db import transaction
 
+from kbsite import languages
 from kbsite.ai import embeddings
 from kbsite.ai.fulltext import text_query
 from kbsite.ai.fusion import Fusion, pack
@@ -118,7 +119,7 @@ def _multilingual_vector(query: str, kbs: list[KnowledgeBase], codes: list[str])
     English or the query is in one; else None (an English-only KB pays nothing for it)."""
     if embeddings.get_multilingual() is None:
         return None
-    if all(code in ("en", "") for code in codes) and query_language(query, kbs) == "en":
+    if all(code in languages.ENGLISH for code in codes) and query_language(query, kbs) == "en":
         return None
     return as_vectors([embeddings.embed_multilingual_query(query)])[0]
 

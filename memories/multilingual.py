@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
+from kbsite import languages
 from kbsite.ai import embeddings
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from memories.models import Memory
@@ -20,14 +21,16 @@ BATCH_ROWS = 64
 # The rows still without their second vector, by table (partial indexes keep finding them cheap).
 WITHOUT = {
     "knowledge_chunk": "multilingual_embedding IS NULL AND embedding IS NOT NULL",
-    "memories_memory": "multilingual_embedding IS NULL AND embedding IS NOT NULL AND NOT language IN ('en', '')",
+    "memories_memory": "multilingual_embedding IS NULL AND embedding IS NOT NULL AND NOT language IN ("
+    + ", ".join(f"'{code}'" for code in languages.ENGLISH)
+    + ")",
 }
 
 
 def memories_multilingual(memories: list[Memory]) -> int:
     """Give ``memories`` in a language other than English their second vector (just drawn: they have their first);
     returns how many."""
-    wanted = [m for m in memories if m.language not in ("en", "") and m.pk]
+    wanted = [m for m in memories if m.language not in languages.ENGLISH and m.pk]
     if not wanted or embeddings.get_multilingual() is None:
         return 0
     vectors = as_vectors(embeddings.embed_multilingual([m.text for m in wanted]))
@@ -60,7 +63,15 @@ def multilingual_due() -> bool:
         return cursor.fetchone()[0]
 
 
+def multilingual_left() -> int:
+    """How many rows are left without their second vector (0 when it is off)."""
+    if embeddings.get_multilingual() is None:
+        return 0
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + " + ".join(f"(SELECT count(*) FROM {t} WHERE {w})" for t, w in WITHOUT.items()))
+        return cursor.fetchone()[0]
+
+
 def _write(table: str, rows: list[tuple[int, object]]) -> None:
-    with transaction.atomic(), vector_cursor() as cursor:
-        for pk, vector in rows:
-            cursor.execute(f"UPDATE {table} SET multilingual_embedding = %s WHERE id = %s", [vector, pk])
+    with transaction.atomic(), vector_cursor() as cursor:  # one round trip (psycopg pipelines executemany)
+        cursor.executemany(f"UPDATE {table} SET multilingual_embedding = %s WHERE id = %s", [(v, pk) for pk, v in rows])

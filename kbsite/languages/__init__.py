@@ -17,6 +17,9 @@ from functools import cache
 from types import ModuleType
 
 DEFAULT = "en"
+# The language codes of a text read as English: English, or none told (too short to tell). Any other gets a second,
+# multilingual vector (memories.multilingual) and is searched by it.
+ENGLISH = ("en", "")
 # The languages read offline: each has a package here.
 READ = ("en", "es", "de", "fr", "pt")
 # PostgreSQL's text-search configurations, by language code (kbsite's migrations make a ``kbsite_<name>`` copy of

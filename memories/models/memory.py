@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from kbsite import languages
 from kbsite.languages.fulltext import RowConfig
 from kbsite.models import EndUser, KnowledgeBase, Mode
 from memories.models.conversations import Message
@@ -138,7 +139,8 @@ class Memory(models.Model):
             models.Index(  # those still without their multilingual vector (memories.multilingual)
                 fields=["id"],
                 name="memory_no_multilingual",
-                condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False) & ~Q(language__in=["en", ""]),
+                condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False)
+                & ~Q(language__in=list(languages.ENGLISH)),
             ),
             GinIndex(fields=["search_vector"], name="memory_fts_gin"),
             GinIndex(fields=["entities"], name="memory_entities_gin"),

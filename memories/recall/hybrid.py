@@ -260,7 +260,7 @@ def multilingual_embedding(query: str, kbs) -> Future | None:
     """The question's multilingual embedding, computed on another thread, where the KBs hold memories in a language
     other than English (memories.multilingual: an English question finds Spanish facts, a Spanish one their
     paraphrase); else None."""
-    if embeddings.get_multilingual() is None or all(code in ("en", "") for code in held(kbs)):
+    if embeddings.get_multilingual() is None or all(code in languages.ENGLISH for code in held(kbs)):
         return None
     return _embedder().submit(contextvars.copy_context().run, embeddings.embed_multilingual_query, query)
 

@@ -4,6 +4,8 @@ none; those without one get theirs in the background. Sentences of our own."""
 
 from __future__ import annotations
 
+from django.core.management import call_command
+
 from kbsite.models import KnowledgeBase
 from memories import reembedding
 from memories.models import Memory
@@ -52,6 +54,21 @@ def test_memories_without_their_multilingual_vector_get_it_in_the_background(api
     assert reembedding.reembed_run()
     assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
     assert not reembedding.reembed_due()
+
+
+def test_the_reembed_command_gives_the_rows_without_it_their_multilingual_vector(api, notes, capsys):
+    """Every vector the configured model's, manage.py reembed still has work while second vectors are missing: it
+    says how many and gives them theirs (it used to say there was nothing to do)."""
+    say(api, "s1", *CHAT[:3])
+    Memory.objects.update(multilingual_embedding=None)
+    spanish = Memory.objects.filter(language="es").count()
+    assert spanish >= 2
+    call_command("reembed")
+    out = capsys.readouterr().out
+    assert f"Giving {spanish} rows their second, multilingual vector" in out and "Done" in out
+    assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
+    call_command("reembed")
+    assert "nothing to do" in capsys.readouterr().out
 
 
 def test_an_english_question_finds_spanish_facts_in_the_block_and_ask_names_them(api, notes):
