@@ -30,6 +30,7 @@ CASE_FILES = {
     "novel": HERE / "truth_cases_novel.json",
     "sealed": HERE / "truth_cases_sealed.json",
     "probe": HERE / "truth_cases_probe.json",
+    "blind": HERE / "truth_cases_blind.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.

@@ -40,14 +40,15 @@ warm = threading.Event()
 
 def warm_up_in_background() -> threading.Thread:
     """Load the embedding model and trace its query path beside the process's first requests, so that the first
-    recall does not wait 2-3 s for it (the admin answers at once); and the language detector, which posted turns and
-    every question need (0.7 s to load)."""
+    recall does not wait 2-3 s for it (the admin answers at once); the language detector, which posted turns and
+    every question need (0.7 s to load); and the place names a question asking where needs (0.3 s)."""
     from kbsite.ai import embeddings
-    from kbsite.languages import detection
+    from kbsite.languages import detection, places
 
     def prepare() -> None:
         try:
             detection.detect("what do you remember of me")
+            places.places_named("Where in Lisbon?")
             embeddings.embed_query("what do you remember")
         except Exception:  # an unreachable remote backend: the requests that need it will say so (503)
             logger.warning("could not prepare query embedding at start", exc_info=True)

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from kbsite import languages
+from kbsite.languages.places import places_named
 from kbsite.languages.text import content_words
 
 
@@ -128,7 +129,8 @@ def mentions(text: str, thing: frozenset[str]) -> bool:
 
 def reading_of(text: str) -> dict:
     """What ``text`` states and says has changed, read once (in the language in force) and stored on its memory:
-    ``{"speaker", "slots", "whole", "hints", "changes": [[how, [thing words]], …]}``."""
+    ``{"speaker", "slots", "whole", "hints", "changes": [[how, [thing words]], …], "places": [name, …]}`` (the places
+    it names: kbsite.languages.places)."""
     lang = languages.current()
     said = lang.statements.statement(text)
     return {
@@ -137,6 +139,7 @@ def reading_of(text: str) -> dict:
         "whole": said.whole,
         "hints": sorted(said.hints),
         "changes": [[change.how, sorted(change.thing)] for change in lang.changes.changes(text)],
+        "places": places_named(text),
     }
 
 

@@ -4,11 +4,11 @@ shares with it.
 Each statement the block holds for a question is described by the same few measures, none of them a word of any
 case: the words it shares with the question (and how rare they are among the block's statements), the attribute it
 states that the question asks for, its closeness in meaning (and how far above the block's usual), whether it names
-a time when asked when, how late it was said when asked how things stand now (or how early, asked how they were
-before), its place in the block, whether it only asks, whether it answers the bot's question, whether it names
-someone or something by name or a number. ``WEIGHTS`` weighs them: fitted by ``python -m benchmarks ask_weights``
-on the truth and language development sets (never the sealed ones), each set's figure measured with the weights
-fitted on the others (docs/benchmarks.md#ask_weights).
+a time when asked when (or a place, asked where: kbsite.languages.places), how late it was said when asked how
+things stand now (or how early, asked how they were before), its place in the block, whether it only asks, whether
+it answers the bot's question, whether it names someone or something by name or a number. ``WEIGHTS`` weighs them:
+fitted by ``python -m benchmarks ask_weights`` on the truth and language development sets (never the sealed ones),
+each set's figure measured with the weights fitted on the others (docs/benchmarks.md#ask_weights).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from kbsite import languages
+from kbsite.languages.places import places_named
 from memories.ingest.changes import names_a_time
 from memories.ingest.extraction import ANSWERING
 from memories.ingest.statements import statement_read
@@ -30,23 +31,24 @@ from memories.text import SENTENCE, content_words, stems
 
 # Fitted by `python -m benchmarks ask_weights` (each measure as `Candidate.measures` gives it).
 WEIGHTS = {
-    "matched": 0.153,
-    "stated": 1.312,
-    "timed": 2.773,
-    "close": 2.022,
-    "above_usual": 5.055,
-    "later": 4.381,
-    "earlier": -5.267,
-    "words": 0.403,
-    "place": -0.531,
-    "asking": -1.407,
-    "profile": 0.596,
-    "answering": -0.878,
-    "joined": 0.412,
-    "named": 0.499,
-    "number": 0.56,
-    "length": 0.665,
-    "rare": 0.195,
+    "matched": 0.291,
+    "stated": 1.167,
+    "timed": 2.817,
+    "close": 2.221,
+    "above_usual": 5.124,
+    "later": 4.424,
+    "earlier": -5.632,
+    "words": 0.393,
+    "place": -0.885,
+    "asking": -1.441,
+    "profile": 1.011,
+    "answering": -0.975,
+    "joined": 0.793,
+    "named": 0.431,
+    "number": 0.492,
+    "length": 0.965,
+    "rare": 0.146,
+    "names_place": 0.657,
 }
 
 # A statement sharing no word with the question, stating nothing it asks, is an answer only this close in meaning:
@@ -70,6 +72,7 @@ class Question:
     wanted: frozenset[str]
     slots: frozenset[str]
     when: bool
+    where: bool
     now: bool
     before: bool
 
@@ -80,6 +83,7 @@ class Question:
             wanted=frozenset(stems(content_words(question) + concept_words(question) + list(names))),
             slots=frozenset(slots_asked(question)),
             when=lang.WHEN.search(question) is not None,
+            where=lang.WHERE.search(question) is not None,
             now=lang.NOW.search(question) is not None,
             before=lang.BEFORE.search(question) is not None,
         )
@@ -117,12 +121,14 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
         matched = wanted & words
         stated = asked.slots & set(statement_read(text, hit.language, hit.reading if pk == hit.id else None).slots)
         timed = asked.when and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
+        placed = asked.where and bool(places_named(text))
         said_at = lateness.get(said(hit), 0.0)
         body = text.split(ANSWERING, maxsplit=1)[0]  # not the bot's question a short answer keeps
         measures = {
             "matched": min(len(matched), 3),
             "stated": len(stated),
             "timed": float(timed),
+            "names_place": float(placed),
             "close": close.get(pk, 0.0),
             "above_usual": close.get(pk, 0.0) - usual,
             "later": said_at if asked.now else 0.0,
@@ -146,7 +152,7 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
                 text=text,
                 rank=rank,
                 answered=frozenset(matched | stated),
-                answers=bool(matched or stated or timed or replaces) or close.get(pk, 0.0) >= floor,
+                answers=bool(matched or stated or timed or placed or replaces) or close.get(pk, 0.0) >= floor,
                 measures=measures,
                 score=sum(WEIGHTS[name] * value for name, value in measures.items()),
             )

@@ -246,7 +246,8 @@ def _qualified(hits: list[Hit], asked: RecallQuery) -> list[Hit]:
     not a name; a vector match must be close in absolute terms (CONTEXT_RELEVANCE_THRESHOLD: "any dinner ideas?"
     is 0.25 similar to "we went to the harbour market") and next to the best one (CLOSE_TO_BEST of its
     similarity). The end user's own facts also qualify by a word of the subject the question asks about ("tell me
-    about the family": "my sister plays the cello"), which the shared ones, about anyone, do not. The question is
+    about the family": "my sister plays the cello"), which the shared ones, about anyone, do not; and, asked where,
+    by naming a place (their latest that do: memories.recall.hybrid.places_ranked). The question is
     read as recall read it (``asked.parsed``), in its own language."""
     query, end_user_id, parsed = asked.text, asked.end_user_id, asked.parsed
     names = {word for h in hits for entity in h.entities for word in content_words(entity)}
@@ -261,7 +262,8 @@ def _qualified(hits: list[Hit], asked: RecallQuery) -> list[Hit]:
     for hit in hits:
         close = (hit.similarity or 0.0) >= cutoff
         replaces = "replaces" in hit.signals  # what replaced a fact the question matched (recall.replaced)
-        if close or replaces or (hit.type, hit.id) in by_text | by_subject:
+        placed = "place" in hit.signals  # asked where: the end user's own latest naming a place
+        if close or replaces or placed or (hit.type, hit.id) in by_text | by_subject:
             out.append(hit)
     return out
 

@@ -35,6 +35,8 @@ from memories.recall.weights import (
     DATE_WEIGHT,
     FTS_WEIGHT,
     KIND_WEIGHT,
+    PLACE_CANDIDATES,
+    PLACE_WEIGHT,
     SUBJECT_WEIGHT,
     TABLE_WEIGHT,
     VECTOR_WEIGHT,
@@ -203,6 +205,8 @@ def _direct(
                 found = [(table.type, pk) for pk in ranked.get(table.type, [])]
                 weight = CONCEPT_WEIGHT * TABLE_WEIGHT.get(table.type, 1.0)
                 fusion.add(found, weight=weight, signal="concept")
+        if parsed.where and tables and tables[0].own is not None:
+            fusion.add([("memory", pk) for pk in places_ranked(tables[0].own)], weight=PLACE_WEIGHT, signal="place")
         if embedding is not None:
             query_vector = as_vectors([embedding.result()])[0]
         vector = vector_literal(query_vector)
@@ -222,6 +226,18 @@ def _direct(
             for pk, sim in found:
                 similarity[(table.type, pk)] = max(similarity.get((table.type, pk)) or 0.0, sim)
     return fusion, similarity
+
+
+def places_ranked(table: Table) -> list[int]:
+    """The latest PLACE_CANDIDATES memories of ``table`` (an end user's own) that name a place, by their stored
+    reading (kbsite.languages.places), latest first."""
+    with reads.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT id FROM {table.name} WHERE {table.where} AND jsonb_array_length(reading -> 'places') > 0
+                ORDER BY coalesce(valid_from, created_at) DESC, id DESC LIMIT %s""",
+            [*table.params, PLACE_CANDIDATES],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def _weighed(hits: dict, fusion: Fusion, similarity: dict, parsed: ParsedQuery) -> list[Hit]:

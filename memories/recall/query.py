@@ -17,12 +17,13 @@ class ParsedQuery:
     """What recall and the context block read of a question, read once in the question's language: its informative
     words as a full-text query, the words an end user's question is also searched for (the subjects it asks about,
     the names of the relatives it names: :func:`subject_words`, one database query when it names a relation), the
-    span of time it names, and whether it names a given name."""
+    span of time it names, whether it names a given name, and whether it asks where."""
 
     tsquery: str
     about: tuple[str, ...]
     period: tuple[datetime, datetime] | None
     names: Callable[[str], bool]
+    where: bool = False
 
 
 def query_parse(text: str, end_user_id: int | None) -> ParsedQuery:
@@ -32,6 +33,7 @@ def query_parse(text: str, end_user_id: int | None) -> ParsedQuery:
         about=tuple(subject_words(text, end_user_id)),
         period=query_period(text),
         names=named(text),
+        where=languages.current().words.WHERE.search(text) is not None,
     )
 
 

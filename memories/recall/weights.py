@@ -18,6 +18,10 @@ SUBJECT_WEIGHT = 1.5
 DATE_WEIGHT = 2.0
 # The words of the subject a question asks about (recall.concepts): a lighter list than the question's own words.
 CONCEPT_WEIGHT = 1.5
+# Asked where, an end user's latest memories that name a place (kbsite.languages.places), a list of this weight,
+# this long: "shifted to bangalore last month" answers "where does he live?" in no word of it.
+PLACE_WEIGHT = 1.5
+PLACE_CANDIDATES = 10
 # Candidates each ranked list brings.
 CANDIDATES = 60
 # A vector neighbour less similar than this is not a match: it only shows the KB has nothing closer.

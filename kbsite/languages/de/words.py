@@ -48,6 +48,8 @@ MONTHS = months(
      ("november", "nov"), ("dezember", "dez")]
 )  # fmt: skip
 DATE_PATTERNS = date_patterns(MONTHS, of="", in_year="im jahr|in|seit|bis|von")
+# Asked where: a question a statement naming a place answers (kbsite.languages.places).
+WHERE = re.compile(r"\b(?:wo|wohin|woher)\b|\bwelche[rnms]? (?:stadt|ort|land|viertel|gegend|adresse)\b", re.I)
 WHEN = re.compile(r"^\s*wann\b|\b(?:an welchem|welches|welcher) (?:tag|datum|monat|jahr)\b|\bum wie viel uhr\b", re.I)
 RELATIVE_TIME = re.compile(
     r"\b(?:heute|heute abend|gestern|vorgestern|morgen|übermorgen|diese woche|dieses wochenende|letzte woche|"

@@ -108,6 +108,10 @@ DATE_PATTERNS = [
 ]
 
 
+# Asked where: a question a statement naming a place answers (kbsite.languages.places).
+WHERE = re.compile(
+    r"\bwhere\b|\b(?:which|what) (?:city|town|country|place|address|neighbou?rhood|area|part of)\b", re.I
+)
 # A question asking for a time: a statement naming one answers it better ("When is the wedding?").
 WHEN = re.compile(r"^\s*when\b|\b(?:what|which) (?:date|day|time|month|year)\b", re.I)
 # Words whose time is that of the saying: an answer quoting them gives the date ("It's my birthday today!").

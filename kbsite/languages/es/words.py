@@ -83,6 +83,12 @@ DATE_PATTERNS = [
     ("month", re.compile(rf"\b{_MONTH}\s+(?:de|del)\s+{_YEAR}\b", re.I)),  # mayo de 2022
     ("year", re.compile(rf"\b(?:en|durante|desde|hasta|del?)\s+(?:el\s+(?:año\s+)?)?{_YEAR}\b", re.I)),  # en 2024
 ]
+# Asked where: a question a statement naming a place answers (kbsite.languages.places).
+WHERE = re.compile(
+    r"\b(?:dónde|donde|adónde|adonde)\b|"
+    r"\b(?:qué|que|cuál|cual) (?:ciudad|pueblo|país|pais|barrio|sitio|lugar|dirección|direccion|zona)\b",
+    re.I,
+)
 # A question asking for a time.
 WHEN = re.compile(
     r"^\s*¿?\s*(?:cuándo|cuando)\b|\b(?:qué|que|cuál|cual) (?:es la )?(?:fecha|día|dia|mes|año|hora)\b", re.I

@@ -50,6 +50,8 @@ MONTHS = months(
      ("décembre", "decembre", "déc")]
 )  # fmt: skip
 DATE_PATTERNS = date_patterns(MONTHS, of="", in_year="en|depuis|jusqu'en|de")
+# Asked where: a question a statement naming a place answers (kbsite.languages.places).
+WHERE = re.compile(r"\boù\b|\b(?:quel|quelle) (?:ville|pays|quartier|endroit|adresse|région)\b", re.I)
 WHEN = re.compile(r"^\s*quand\b|\b(?:quel|quelle) (?:jour|date|mois|année|heure)\b|\bà quelle (?:date|heure)\b", re.I)
 RELATIVE_TIME = re.compile(
     r"\b(?:aujourd'hui|ce soir|hier|avant-hier|demain|après-demain|cette semaine|ce week-end|la semaine "

@@ -48,6 +48,8 @@ MONTHS = months(
      ("novembro", "nov"), ("dezembro", "dez")]
 )  # fmt: skip
 DATE_PATTERNS = date_patterns(MONTHS, of="de", in_year="em|desde|até|de")
+# Asked where: a question a statement naming a place answers (kbsite.languages.places).
+WHERE = re.compile(r"\b(?:onde|aonde)\b|\b(?:que|qual) (?:cidade|país|pais|bairro|lugar|endereço|zona|região)\b", re.I)
 WHEN = re.compile(r"^\s*quando\b|\b(?:que|qual|em que) (?:dia|data|mês|ano|hora)\b", re.I)
 RELATIVE_TIME = re.compile(
     r"\b(?:hoje|hoje à noite|ontem|anteontem|amanhã|depois de amanhã|esta semana|este fim de semana|"
