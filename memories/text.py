@@ -16,6 +16,7 @@ from kbsite.languages.text import (  # noqa: F401 - read from here by ingest, re
     NAME_WORD,
     SENTENCE,
     WORD,
+    any_sentences,
     content_words,
     is_salient,
     stems,
@@ -90,6 +91,22 @@ def _goes_on(before: str, part: str) -> bool:
     return before.rstrip().endswith("?") and len(content_words(part)) < MIN_CONTENT_WORDS
 
 
+# A run of sentences longer than this, opening in lower case ("te cuento: primera semana en Nubaria y estoy reventada.
+# me han metido en el rediseño de la app…"), is cut at each sentence's end too: it says several things. Shorter
+# chat in lower case stays whole ("Kiwi, weirdly. throat gets itchy."): a short answer says nothing alone.
+LONG_SENTENCE = 160
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``: where one opens with a capital, and a long run of them (LONG_SENTENCE) where one
+    opens in lower case too (the language's own sentence ends, not after a title or an abbreviation)."""
+    return [
+        part
+        for sentence in SENTENCE.split(text)
+        for part in (any_sentences(sentence) if len(sentence) > LONG_SENTENCE else [sentence])
+    ]
+
+
 def statements_of(text: str) -> list[str]:
     """The statements a text makes, each saying one thing: its sentences, and the clauses of a sentence with a
     subject of their own, without an opener that says nothing ("Big news:"). What is too slight to stand alone
@@ -97,12 +114,14 @@ def statements_of(text: str) -> list[str]:
     what opens on a person named before it ("Her name is Pixel.") and the short answer to a question asked before
     it ("…in your 30s? I just got diagnosed.")."""
     parts: list[tuple[str, str, str]] = []  # (the words it was cut at, as stated, as written)
-    for sentence in SENTENCE.split(text.strip()):
+    for sentence in _sentences(text.strip()):
         for n, (cut, clause) in enumerate(_clauses(sentence.strip())):
             written = clause.strip()
             clause = languages.current().words.OPENER.sub("", written).strip()
             if clause:
-                said = clause[0].upper() + clause[1:] if clause[0].islower() else clause
+                # Cut from what it was said with, it opens as a sentence; a sentence stays as written.
+                cut_from = n or clause != written
+                said = clause[0].upper() + clause[1:] if clause[0].islower() and cut_from else clause
                 parts.append((cut if n else " ", said, written))
     out: list[str] = []
     pending = ""

@@ -80,6 +80,21 @@ def test_small_talk_says_nothing_and_a_short_fact_is_kept_and_statements_are_cut
     ]
 
 
+def test_a_long_run_of_sentences_in_lower_case_is_cut_at_each_and_short_chat_stays_whole():
+    """Chat in lower case: a long paragraph says several things, each its own statement (the new job apart from the
+    meetings it goes on about); two short sentences stay together, as a short answer says nothing alone."""
+    said = statements_of(
+        "holaaa, cuánto tiempo! te cuento: empecé a trabajar en una gestoría de Zaragoza y estoy reventada pero "
+        "contenta. me han puesto a llevar las nóminas de veinte empresas. ¿cómo organizo tantas reuniones?"
+    )
+    assert [s for s in said if "gestoría" in s] == [
+        "Empecé a trabajar en una gestoría de Zaragoza y estoy reventada pero contenta."
+    ]
+    assert statements_of("mañana no puedo. tengo dentista a las diez.") == [
+        "mañana no puedo. tengo dentista a las diez."
+    ]
+
+
 def test_what_a_question_asks_and_the_time_it_names():
     """ "¿Dónde vive ahora?" asks where one lives; "en marzo de 2024" names that month."""
     assert slots_asked("¿Dónde vive ahora Inés?") == {"residence", "address"}
