@@ -60,3 +60,21 @@ def test_asked_where_the_block_brings_the_users_latest_memories_that_name_a_plac
     assert memory.reading["places"] == ["Bremen"]
     assert "Bremen" in context(api, "Where is alice based these days?")
     assert "Bremen" not in context(api, "What does alice like to eat?")
+
+
+def test_memories_read_before_readings_held_places_get_theirs_from_the_migration(api, notes):
+    """Migration 0020 fills the places of every stored reading written before readings held them."""
+    import importlib
+
+    from django.db import connection
+
+    say(api, "s1", "We finally moved to Bremen last spring.", *SMALL_TALK[:2])
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE memories_memory SET reading = reading - 'places'")
+    assert not any("places" in m.reading for m in Memory.objects.all())
+    migration = importlib.import_module("memories.migrations.0020_reading_places")
+    with connection.schema_editor() as editor:
+        migration.places_add(None, editor)
+    readings = {m.text: m.reading for m in Memory.objects.all()}
+    assert readings["We finally moved to Bremen last spring."]["places"] == ["Bremen"]
+    assert all(r["places"] == [] for text, r in readings.items() if "Bremen" not in text)
