@@ -11,6 +11,7 @@ from kbsite.api.fields import MetadataField, UserIdField
 from kbsite.api.serializers import USAGE_HELP, UsageSerializer
 from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory, Message
+from memories.recall.answers import ASK_K
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
@@ -296,7 +297,9 @@ class RecallOutSerializer(serializers.Serializer):
 
 class AskInSerializer(serializers.Serializer):
     question = serializers.CharField(max_length=2000)
-    k = serializers.IntegerField(min_value=1, max_value=50, default=8)
+    k = serializers.IntegerField(
+        min_value=1, max_value=50, default=ASK_K, help_text="How many of the memories found the answer reads."
+    )
     budget_chars = serializers.IntegerField(min_value=200, max_value=50_000, default=4000)
     session_id = serializers.CharField(max_length=200, required=False)
     user_id = UserIdField()
