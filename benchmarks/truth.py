@@ -46,11 +46,11 @@ five are in-sample now. ``truth_cases_sealed.json`` was written for issue 41 bef
 read neither the code nor the other sets; it is sealed (the benchmark prints its figures only) and no one of the team
 reads it. ``truth_cases_probe.json`` (12 end users, 80 questions, 37 about a change, 12 about the past) was
 written at stop 50 the same way and measured unread on the code before and after that stop's work (offline 1.000 / 2
-/ 0.637 / 26 and 1.000 / 0 / 0.650 / 25), then read to find why ask misses: it is in-sample since. ``truth_cases_blind.json`` (8 end users, 76 questions, 35
-about a change, 10 about the past) was written at stop 52 the same way and measured unread at the start of that
-stop's work (offline, block / block stale / ask / small talk: 0.974 / 1 / 0.711 / 21; oracle replay 0.961 / 1 /
-0.961 / 0), then read, and used to fit ask's weights: in-sample since. A set read for tuning measures only what was
-tuned on it.
+/ 0.637 / 26 and 1.000 / 0 / 0.650 / 25), then read to find why ask misses: it is in-sample since.
+``truth_cases_blind.json`` (8 end users, 76 questions, 35 about a change, 10 about the past) was written at stop 52
+the same way and measured unread at the start of that stop's work (offline, block / block stale / ask / small talk:
+0.974 / 1 / 0.711 / 21; oracle replay 0.961 / 1 / 0.961 / 0), then read, and used to fit ask's weights: in-sample
+since. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
