@@ -67,20 +67,10 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
     return {"native": native, "asked in English": in_english}
 
 
-def _cases_named(argv: list[str]) -> str:
-    """The name ``--cases`` gives (``--cases=…`` too), else ""."""
-    for n, arg in enumerate(argv):
-        if arg.startswith("--cases="):
-            return arg.split("=", 1)[1]
-        if arg == "--cases" and n + 1 < len(argv):
-            return argv[n + 1]
-    return ""
-
-
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folder = {"dev": DEV, "blind": BLIND}.get(_cases_named(sys.argv[1:]), HERE)
+    folder = {"dev": DEV, "blind": BLIND}.get(truth.cases_named(sys.argv[1:], ""), HERE)
     env = harness.configure("kbsite_languages")
     results: dict[tuple[str, str, str], dict] = {}
     for code in [c for c in LANGUAGES if c in wanted and (folder / f"{c}.json").exists()]:

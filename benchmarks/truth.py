@@ -443,14 +443,20 @@ def modes_wanted(argv: list[str]) -> list[str]:
     return modes
 
 
-def cases_wanted(argv: list[str]) -> Path:
-    """``--cases heldout|default|PATH`` in ``argv`` (``--cases=…`` too), else the default ``truth_cases.json``."""
-    wanted = "default"
+def cases_named(argv: list[str], default: str = "default") -> str:
+    """What ``--cases`` names in ``argv`` (``--cases=…`` too), else ``default``."""
+    wanted = default
     for n, arg in enumerate(argv):
         if arg.startswith("--cases="):
             wanted = arg.split("=", 1)[1]
         elif arg == "--cases" and n + 1 < len(argv):
             wanted = argv[n + 1]
+    return wanted
+
+
+def cases_wanted(argv: list[str]) -> Path:
+    """``--cases heldout|default|PATH`` in ``argv`` (``--cases=…`` too), else the default ``truth_cases.json``."""
+    wanted = cases_named(argv)
     return CASE_FILES.get(wanted) or Path(wanted)
 
 

@@ -9,14 +9,13 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = (
-    stop_words("german")
-    | frozenset(
-        "ja nein ok okay okey danke dank bitte hallo hi hey tschüss ciao cool super toll gut schön genau klar naja "
-        "haha hehe lol echt mal halt eben doch schon heute".split()
-    )
-    | frozenset("mache machst macht machte machten gemacht tun tue tust tut tat".split())
-)  # the forms of "machen", "tun" (do, make), as English's function words hold "do"
+_CHAT = frozenset(
+    "ja nein ok okay okey danke dank bitte hallo hi hey tschüss ciao cool super toll gut schön genau klar naja "
+    "haha hehe lol echt mal halt eben doch schon heute".split()
+)
+# The forms of "machen" and "tun" (do, make): English's function words hold "do", Snowball's German ones not.
+_DO = frozenset("mache machst macht machte machten gemacht tun tue tust tut tat".split())
+STOPWORDS = stop_words("german") | _CHAT | _DO
 TRIVIAL = frozenset(
     "hallo hi hey danke dankeschön bitte tschüss ciao ok okay ja nein cool super toll genau klar haha lol moin "
     "servus guten morgen abend tag".split()

@@ -9,14 +9,13 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = (
-    stop_words("french")
-    | frozenset(
-        "oui non ok okay merci bonjour salut coucou ciao cool super génial top bien bon ouais mdr lol haha ah oh bah "
-        "ben bref voilà quoi trop vraiment aujourd'hui".split()
-    )
-    | frozenset("fais fait faisons faites font faire faisait fit".split())
-)  # the forms of "faire" (do, make), as English's function words hold "do"
+_CHAT = frozenset(
+    "oui non ok okay merci bonjour salut coucou ciao cool super génial top bien bon ouais mdr lol haha ah oh bah "
+    "ben bref voilà quoi trop vraiment aujourd'hui".split()
+)
+# The forms of "faire" (do, make): English's function words hold "do", Snowball's French ones not.
+_DO = frozenset("fais fait faisons faites font faire faisait fit".split())
+STOPWORDS = stop_words("french") | _CHAT | _DO
 # The elided article or pronoun a word is written with ("j'habite", "l'appart"): not part of the word.
 ELIDED = re.compile(r"^(?:j|l|d|qu|n|m|t|s|c)['’]", re.I)
 TRIVIAL = frozenset(

@@ -9,14 +9,13 @@ from kbsite.languages.dates import date_patterns, months
 from kbsite.languages.en.words import PLACEHOLDER  # noqa: F401 - a model's placeholders are written in English
 from kbsite.languages.snowball import stop_words
 
-STOPWORDS = (
-    stop_words("portuguese")
-    | frozenset(
-        "sim não ok okay obrigado obrigada valeu olá oi tchau beleza legal fixe ótimo bom boa kkk kkkk haha rs pois "
-        "então tipo hoje".split()
-    )
-    | frozenset("faço faz fazemos fazem fazer fez fiz fazia feito fazendo".split())
-)  # the forms of "fazer" (do, make), as English's function words hold "do"
+_CHAT = frozenset(
+    "sim não ok okay obrigado obrigada valeu olá oi tchau beleza legal fixe ótimo bom boa kkk kkkk haha rs pois "
+    "então tipo hoje".split()
+)
+# The forms of "fazer" (do, make): English's function words hold "do", Snowball's Portuguese ones not.
+_DO = frozenset("faço faz fazemos fazem fazer fez fiz fazia feito fazendo".split())
+STOPWORDS = stop_words("portuguese") | _CHAT | _DO
 TRIVIAL = frozenset(
     "olá oi obrigado obrigada valeu tchau ok okay sim não beleza legal fixe ótimo kkk haha rs bom dia boa tarde "
     "noite".split()
