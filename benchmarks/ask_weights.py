@@ -30,7 +30,7 @@ from benchmarks.truth_score import holds
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV = Path(__file__).with_name("language_cases_dev")
-SETS = {name: path for name, path in CASE_FILES.items() if name != "sealed"} | {
+SETS = {name: path for name, path in CASE_FILES.items() if not name.startswith("sealed")} | {
     f"lang-{code}": DEV / f"{code}.json" for code in ("es", "de", "fr", "pt")
 }
 CACHE = ROOT / "var" / "ask_weights"

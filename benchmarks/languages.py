@@ -54,6 +54,7 @@ from benchmarks.truth_cases import load
 HERE = Path(__file__).with_name("language_cases")
 DEV = Path(__file__).with_name("language_cases_dev")
 BLIND = Path(__file__).with_name("language_cases_blind")
+SEALED2 = Path(__file__).with_name("language_cases_sealed2")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
 FIGURES = ("block_holds", "block_stale", "block_only_old", "ask_holds", "ask_stale", "ask_without_fact")
@@ -70,7 +71,7 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folder = {"dev": DEV, "blind": BLIND}.get(truth.cases_named(sys.argv[1:], ""), HERE)
+    folder = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2}.get(truth.cases_named(sys.argv[1:], ""), HERE)
     env = harness.configure("kbsite_languages")
     results: dict[tuple[str, str, str], dict] = {}
     for code in [c for c in LANGUAGES if c in wanted and (folder / f"{c}.json").exists()]:

@@ -35,8 +35,8 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind`` (or ``--cases PATH``) asks other cases, each written afresh by
-someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2`` (or ``--cases PATH``) asks other cases, each
+written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
 ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
 ``truth_cases_novel.json`` (12 end users, 79 questions), written after that, was measured unread first (offline
@@ -50,7 +50,10 @@ written at stop 50 the same way and measured unread on the code before and after
 ``truth_cases_blind.json`` (8 end users, 76 questions, 35 about a change, 10 about the past) was written at stop 52
 the same way and measured unread at the start of that stop's work (offline, block / block stale / ask / small talk:
 0.974 / 1 / 0.711 / 21; oracle replay 0.961 / 1 / 0.961 / 0), then read, and used to fit ask's weights: in-sample
-since. A set read for tuning measures only what was tuned on it.
+since. ``truth_cases_sealed2.json`` (8 end users, 76 questions, 36 about a change, 10 about the past) was written at
+stop 53 by a helper who read neither the code nor any other set, and is sealed as the first: measured unread on the
+code at the start of that stop (offline 0.961 / 2 / 0.658 / 25, block only old 0, ask stale 5; oracle replay 0.882 /
+1 / 0.882 / 0). A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
