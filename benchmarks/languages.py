@@ -33,6 +33,13 @@ written the same way at stop 50; ``--cases dev`` prints each question whose note
 ``--cases blind`` asks ``benchmarks/language_cases_blind/`` (Spanish and French, three users each, 24 questions
 each), written at stop 52 the same way, measured unread once before that stop's work, then read: in-sample since.
 
+``--cases sealed2`` asks ``benchmarks/language_cases_sealed2/`` (Spanish and German, three users and 26 questions
+each, 9 about a change), written at stop 53 by a helper who read neither the code nor any other set, and sealed as the
+first set is (figures only). Measured unread on the code at the start of stop 53, offline, block / block stale /
+block only old / ask (asked in English in brackets): Spanish 0.962 / 2 / 1 / 0.615 (0.962 / 1 / 0 / 0.577), German
+0.885 / 2 / 1 / 0.538 (0.885 / 3 / 2 / 0.500); oracle replay: Spanish 0.923 / 1 / 0 / 0.923, German 1.000 / 1 / 0 /
+1.000.
+
 Targets (issue 40), offline: per language, the block holds the fact at least 0.85 times as often as for the English
 translation; no changed fact shown or answered with only its old value; ask names the fact at least 0.70 of the
 time; Spanish knowledge: the right note first for at least 5 of 6 (here 8) paraphrased questions.
