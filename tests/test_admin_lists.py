@@ -30,6 +30,31 @@ def test_the_memory_list_shows_live_memories_unless_asked(admin_client, kb):
     assert listed(status="all") == {"Berlin", "Paris", "hunter22"}
 
 
+def test_the_memory_list_filters_by_language(admin_client, kb):
+    """The languages the KBs hold are the filter's choices; each narrows the list to its memories (English with those
+    too short to tell); a code that is no language's reloads the list and says the filter was wrong. A memory's page
+    shows its language."""
+    kb.languages = ["en", "es"]
+    kb.save(update_fields=["languages"])
+    spanish = MemoryFactory(kb=kb, text="Vivo en Sevilla desde marzo.", language="es")
+    MemoryFactory(kb=kb, text="I live in Leeds.", language="en")
+    MemoryFactory(kb=kb, text="Ok thanks.", language="")
+    url = reverse("admin:memories_memory_changelist")
+
+    def listed(**params) -> set[str]:
+        page = admin_client.get(url, params).content.decode()
+        return {t for t in ("Sevilla", "Leeds", "Ok thanks") if t in page}
+
+    page = admin_client.get(url).content.decode()
+    assert "By language" in page and ">Spanish</a>" in page and ">English</a>" in page
+    assert listed(language="es") == {"Sevilla"}
+    assert listed(language="en") == {"Leeds", "Ok thanks"}
+    response = admin_client.get(url, {"language": "klingon"})
+    assert response.status_code == 302 and "e=1" in response.url
+    page = admin_client.get(reverse("admin:memories_memory_change", args=[spanish.pk])).content.decode()
+    assert re.search(r"Language:</label>\s*<div class=\"readonly\">es</div>", page), "the page shows its language"
+
+
 def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):
     item, job = text_receive(kb=kb, text="Alice moved to Berlin in May.", source="crm-export")
     page = admin_client.get(reverse("admin:kbsite_jobrun_changelist")).content.decode()

@@ -46,6 +46,14 @@ def _choices() -> list[tuple[str, str]]:
 
 
 CHOICES = _choices()
+# A language's name by its code ("es": "Spanish"), of every language a text may be told in.
+NAMES = {code: name for code, name in CHOICES if code != AUTO}
+
+
+def is_code(code: str) -> bool:
+    """Whether ``code`` is the code of a language a text may be told in ("es")."""
+    return code in NAMES
+
 
 _current: ContextVar[str] = ContextVar("language", default=DEFAULT)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch
@@ -12,8 +13,11 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from kbsite import languages
+from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin
 from memories.admin import memory_page
+from memories.filtersets import in_language
 from memories.models import Edge, Entity, Insight, Memory, Message, ReviewItem
 from memories.services import (
     QUARANTINED,
@@ -55,6 +59,26 @@ class RetiredFilter(admin.SimpleListFilter):
         return queryset
 
 
+class LanguageFilter(admin.SimpleListFilter):
+    """The memories in one language, as told when they were written; the choices are the languages the knowledge
+    bases hold (read from the KBs, not counted over every memory)."""
+
+    title = "language"
+    parameter_name = "language"
+
+    def lookups(self, request, model_admin):
+        held = set().union(*KnowledgeBase.objects.values_list("languages", flat=True)) - {""}
+        return sorted(((code, languages.NAMES.get(code, code)) for code in held), key=lambda choice: choice[1])
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        try:
+            return in_language(queryset, self.value())
+        except ValueError as exc:  # the admin reloads the list without it and says the filter was wrong
+            raise IncorrectLookupParameters(exc) from exc
+
+
 NEW_VERSION_HELP = "A new wording is saved as a new version: this one is kept in the versions, retired (edited)."
 
 # What an operator may change on a memory's page (the rest is the product's record of it).
@@ -69,6 +93,7 @@ class MemoryAdmin(OperatedAdmin):
     list_filter = [
         RetiredFilter,
         "kind",
+        LanguageFilter,
         "mode",
         "quarantined",
         "consolidated",
@@ -88,6 +113,7 @@ class MemoryAdmin(OperatedAdmin):
     show_full_result_count = False
     readonly_fields = [
         "content_hash",
+        "language",
         "mode",
         "job_run",
         "source",
@@ -112,7 +138,18 @@ class MemoryAdmin(OperatedAdmin):
         ("Screening", {"fields": ["quarantined", "quarantine_reason"]}),
         (
             "Provenance",
-            {"fields": ["source", "source_file", "provenance", "fed_insights", "mode", "job_run", "consolidated"]},
+            {
+                "fields": [
+                    "source",
+                    "source_file",
+                    "provenance",
+                    "fed_insights",
+                    "language",
+                    "mode",
+                    "job_run",
+                    "consolidated",
+                ]
+            },
         ),
         ("Record", {"fields": ["content_hash", "updated_at"]}),
     ]

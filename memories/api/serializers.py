@@ -106,6 +106,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "topics",
             "importance",
             "metadata",
+            "language",
             "live",
             "valid_from",
             "valid_to",
@@ -123,6 +124,7 @@ class MemorySerializer(serializers.ModelSerializer):
         ]
         read_only_fields = [
             "id",
+            "language",
             "retired_at",
             "superseded_by",
             "retired_reason",

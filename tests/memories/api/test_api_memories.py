@@ -48,6 +48,21 @@ def test_filters(api, kb):
     assert len(_texts(api.get(base, params={"created_after": "2000-01-01T00:00:50-22:39"}))) == 4
 
 
+def test_each_memory_says_its_language_and_the_list_filters_by_it(api, kb):
+    """A memory's language as told when it was written is in the API, and ``language`` narrows the list to it
+    (``en``: English, and a text too short to tell); a value that is no language's code is a 400."""
+    MemoryFactory(kb=kb, text="Vivo en Sevilla desde marzo.", language="es")
+    MemoryFactory(kb=kb, text="I live in Leeds.", language="en")
+    MemoryFactory(kb=kb, text="Ok!", language="")
+    base = "/api/v1/kbs/notes/memories/"
+    listed = api.get(base + "?language=es").json()["results"]
+    assert [(m["text"], m["language"]) for m in listed] == [("Vivo en Sevilla desde marzo.", "es")]
+    assert _texts(api.get(base + "?language=EN")) == ["I live in Leeds.", "Ok!"]
+    assert _texts(api.get(base + "?language=de")) == []
+    response = api.get(base + "?language=klingon")
+    assert response.status_code == 400 and "language" in response.json(), response.text
+
+
 def test_bad_filter_values_are_400s(api, kb):
     """Unknown kinds, bad dates and bad booleans are explained, not ignored."""
     base = "/api/v1/kbs/notes/memories/"
