@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from kbsite.filtersets import OwnedFilterSet
+from kbsite.filtersets import LanguageFilter, OwnedFilterSet
 from knowledge.models import Document
 
 
 class DocumentFilterSet(OwnedFilterSet):
+    language = LanguageFilter()
+
     class Meta:
         model = Document
-        fields = ["doc_type", "namespace", "status"]
+        fields = ["doc_type", "namespace", "status", "language"]

@@ -8,9 +8,8 @@ import django_filters
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from kbsite import languages
 from kbsite.api.fields import metadata_check
-from kbsite.filtersets import OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFilter
+from kbsite.filtersets import LanguageFilter, OwnedFilterSet, StrictBooleanFilter, UtcDateTimeFilter
 from kbsite.languages.fulltext import held, query_in
 from kbsite.models import KnowledgeBase
 from memories.models import Insight, Memory
@@ -57,21 +56,11 @@ class MemoryFilterSet(LifeSpanFilterSet):
         method="filter_metadata",
         help_text='Memories whose metadata holds all of these keys and values: a JSON object, e.g. {"channel":"web"}.',
     )
-    language = django_filters.CharFilter(
-        method="filter_language",
-        help_text="Memories in this language, as told when they were written: a code such as es (en: English, or a "
-        "text too short to tell).",
-    )
+    language = LanguageFilter()
 
     class Meta:
         model = Memory
         fields = ["status", "kind", "consolidated", "quarantined", "mode", "entity", "topic", "q", "language"]
-
-    def filter_language(self, queryset, name, value):
-        try:
-            return in_language(queryset, value)
-        except ValueError as exc:
-            raise ValidationError({"language": [str(exc)]}) from exc
 
     def filter_metadata(self, queryset, name, value):
         try:
@@ -92,17 +81,8 @@ class MemoryFilterSet(LifeSpanFilterSet):
 
 
 class InsightFilterSet(LifeSpanFilterSet):
+    language = LanguageFilter()
+
     class Meta:
         model = Insight
-        fields = ["status"]
-
-
-def in_language(queryset, code: str):
-    """The rows of ``queryset`` in the language ``code`` (``en``: those read as English, a text too short to tell
-    included). ValueError for a value that is no language's code: the caller says so (a 400), not an empty list."""
-    code = code.strip().lower()
-    if not languages.is_code(code):
-        raise ValueError(f"Not a language code (such as en, es, de): {code!r}.")
-    if code in languages.ENGLISH:
-        return queryset.filter(language__in=languages.ENGLISH)
-    return queryset.filter(language=code)
+        fields = ["status", "language"]

@@ -29,6 +29,7 @@ class DocumentSerializer(serializers.ModelSerializer):
             "doc_type",
             "namespace",
             "source",
+            "language",
             "status",
             "error",
             "quarantine_reason",

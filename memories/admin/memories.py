@@ -14,10 +14,10 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from kbsite import languages
+from kbsite.filtersets import in_language
 from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin
 from memories.admin import memory_page
-from memories.filtersets import in_language
 from memories.models import Edge, Entity, Insight, Memory, Message, ReviewItem
 from memories.services import (
     QUARANTINED,

@@ -164,7 +164,18 @@ class InsightSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Insight
-        fields = ["id", "user_id", "text", "mode", "memory_ids", "created_at", "retired_at", "retired_reason"]
+        fields = [
+            "id",
+            "user_id",
+            "text",
+            "language",
+            "mode",
+            "memory_ids",
+            "created_at",
+            "retired_at",
+            "retired_reason",
+        ]
+        read_only_fields = ["language"]
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_memory_ids(self, insight: Insight) -> list[int]:

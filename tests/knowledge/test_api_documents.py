@@ -95,6 +95,21 @@ def test_json_text_document_is_indexed_and_searchable_with_highlights(api, kb):
     assert "**Releases**" in hit["snippet"] and set(hit["signals"]) == {"fts", "vector"}
 
 
+def test_documents_say_their_language_and_filter_by_it(api, kb):
+    """Each document is told its language as it is indexed; the list says it and narrows to one language."""
+    for title, content in (
+        ("Horario", "Abrimos de lunes a viernes de nueve a seis, y los sábados por la mañana hasta las dos."),
+        ("Opening hours", "We are open Monday to Friday from nine to six, and on Saturday mornings until two."),
+    ):
+        assert api.post(DOCS, json={"title": title, "content": content}).status_code == 202
+    run_queued_tasks()
+    listed = api.get(DOCS, params={"language": "es"}).json()["results"]
+    assert [(d["title"], d["language"]) for d in listed] == [("Horario", "es")]
+    assert [d["title"] for d in api.get(DOCS, params={"language": "en"}).json()["results"]] == ["Opening hours"]
+    response = api.get(DOCS, params={"language": "spanish"})
+    assert response.status_code == 400 and "language" in response.json(), response.text
+
+
 def test_markdown_write_through_the_api(api, kb):
     """PUT writes the markdown file and the index together; GET, list and delete see the same document."""
     response = api.request("PUT", f"{DOCS}matrix-tips/", json={"content": "# Matrix tips\n\nUse a bridge bot.\n"})

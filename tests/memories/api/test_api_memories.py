@@ -168,6 +168,16 @@ def test_insights_list_linked_memory_ids(api, kb):
     assert body["results"][0]["memory_ids"] == sorted([a.pk, b.pk])
 
 
+def test_insights_say_their_language_and_filter_by_it(api, kb):
+    from tests.factories import InsightFactory
+
+    InsightFactory(kb=kb, text="Dos recuerdos hablan de Lucía.", language="es")
+    InsightFactory(kb=kb, text="Two memories are about Alice.", language="en")
+    listed = api.get("/api/v1/kbs/notes/insights/?language=es").json()["results"]
+    assert [(i["text"], i["language"]) for i in listed] == [("Dos recuerdos hablan de Lucía.", "es")]
+    assert api.get("/api/v1/kbs/notes/insights/?language=xx").status_code == 400
+
+
 def test_an_edit_is_screened_like_a_new_memory(api, kb):
     """PATCHing a memory's text to an injection with a key in it quarantines it (so recall, the context block, ask
     and memory_search never see it); editing it back to a clean text releases it."""
