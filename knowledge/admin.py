@@ -16,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from kbsite.admin_filters import LanguageListFilter
 from kbsite.models import KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
 from knowledge import services
@@ -56,6 +57,7 @@ class DocumentAdmin(OperatedAdmin):
         "status",
         "doc_type",
         "namespace",
+        LanguageListFilter,
         PresentFilter,
         ("end_user", admin.EmptyFieldListFilter),
         "kb__bot",
@@ -69,6 +71,7 @@ class DocumentAdmin(OperatedAdmin):
         "doc_type",
         "namespace",
         "source",
+        "language",
         "metadata",
         "content_hash",
         "size",

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from kbsite.models import JobRun
 from memories.ingest import text_receive
-from tests.factories import MemoryFactory
+from tests.conftest import logged_in, operator_of
+from tests.factories import InsightFactory, KnowledgeBaseFactory, MemoryFactory
 
 
 def test_the_memory_list_shows_live_memories_unless_asked(admin_client, kb):
@@ -53,6 +54,22 @@ def test_the_memory_list_filters_by_language(admin_client, kb):
     assert response.status_code == 302 and "e=1" in response.url
     page = admin_client.get(reverse("admin:memories_memory_change", args=[spanish.pk])).content.decode()
     assert re.search(r"Language:</label>\s*<div class=\"readonly\">es</div>", page), "the page shows its language"
+
+
+def test_the_language_filters_offer_only_the_operators_kbs_languages(kb):
+    """An operator's language choices come from the KBs of the bots they operate: another bot's German KB adds no
+    German. The insight list filters by language too."""
+    kb.languages = ["es"]
+    kb.save(update_fields=["languages"])
+    KnowledgeBaseFactory(languages=["de"])
+    InsightFactory(kb=kb, text="Dos recuerdos hablan de Lucía.", language="es")
+    InsightFactory(kb=kb, text="Two memories are about Alice.", language="en")
+    operator = logged_in(operator_of(kb.bot))
+    page = operator.get(reverse("admin:memories_memory_changelist")).content.decode()
+    assert ">Spanish</a>" in page and ">German</a>" not in page
+    url = reverse("admin:memories_insight_changelist")
+    page = operator.get(url, {"language": "es"}).content.decode()
+    assert "Lucía" in page and "Alice" not in page
 
 
 def test_job_runs_name_and_link_what_they_work_on(admin_client, kb):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch
@@ -13,9 +12,7 @@ from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
-from kbsite import languages
-from kbsite.filtersets import in_language
-from kbsite.models import KnowledgeBase
+from kbsite.admin_filters import LanguageListFilter
 from kbsite.operators import OperatedAdmin
 from memories.admin import memory_page
 from memories.models import Edge, Entity, Insight, Memory, Message, ReviewItem
@@ -59,26 +56,6 @@ class RetiredFilter(admin.SimpleListFilter):
         return queryset
 
 
-class LanguageFilter(admin.SimpleListFilter):
-    """The memories in one language, as told when they were written; the choices are the languages the knowledge
-    bases hold (read from the KBs, not counted over every memory)."""
-
-    title = "language"
-    parameter_name = "language"
-
-    def lookups(self, request, model_admin):
-        held = set().union(*KnowledgeBase.objects.values_list("languages", flat=True)) - {""}
-        return sorted(((code, languages.NAMES.get(code, code)) for code in held), key=lambda choice: choice[1])
-
-    def queryset(self, request, queryset):
-        if not self.value():
-            return queryset
-        try:
-            return in_language(queryset, self.value())
-        except ValueError as exc:  # the admin reloads the list without it and says the filter was wrong
-            raise IncorrectLookupParameters(exc) from exc
-
-
 NEW_VERSION_HELP = "A new wording is saved as a new version: this one is kept in the versions, retired (edited)."
 
 # What an operator may change on a memory's page (the rest is the product's record of it).
@@ -93,7 +70,7 @@ class MemoryAdmin(OperatedAdmin):
     list_filter = [
         RetiredFilter,
         "kind",
-        LanguageFilter,
+        LanguageListFilter,
         "mode",
         "quarantined",
         "consolidated",
@@ -411,7 +388,7 @@ class MemoryAdmin(OperatedAdmin):
 @admin.register(Insight)
 class InsightAdmin(OperatedAdmin):
     list_display = ["short_text", "kb", "end_user", "mode", "linked_count", "created_at"]
-    list_filter = ["mode", ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
+    list_filter = ["mode", LanguageListFilter, ("end_user", admin.EmptyFieldListFilter), "kb__bot", "kb"]
     list_select_related = ["kb__bot", "end_user"]
     search_fields = ["text", "end_user__external_id"]
     readonly_fields = [
