@@ -12,7 +12,7 @@ from memories.models import Message, Session
 from memories.rights.import_checks import ImportRefused, named_sessions
 
 if TYPE_CHECKING:
-    from memories.rights.importing import ImportState
+    from memories.rights.import_state import ImportState
 
 
 def users_import(state: ImportState) -> None:

@@ -14,7 +14,7 @@ from memories.models import IngestItem
 from memories.rights.import_checks import ImportRefused, Line
 
 if TYPE_CHECKING:
-    from memories.rights.importing import ImportState
+    from memories.rights.import_state import ImportState
 
 
 def documents_import(state: ImportState) -> None:

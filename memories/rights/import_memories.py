@@ -18,7 +18,7 @@ from memories.models import Edge, Insight, Memory, text_hash
 from memories.rights.import_checks import Line
 
 if TYPE_CHECKING:
-    from memories.rights.importing import ImportState
+    from memories.rights.import_state import ImportState
 
 
 def memories_import(state: ImportState) -> None:

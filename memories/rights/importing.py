@@ -10,44 +10,20 @@ indexed by their own jobs.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, field
-from pathlib import Path
-
 from django.db import transaction
 
 from kbsite import locks
 from kbsite.locks import Lock
-from kbsite.models import EndUser, KnowledgeBase
+from kbsite.models import KnowledgeBase
 from knowledge.models import Document
 from knowledge.services import enqueue_document
 from memories.ingest import enqueue_extract
-from memories.models import Session
-from memories.rights.import_checks import Line, records_parse, references_check
+from memories.rights.import_checks import records_parse, references_check
 from memories.rights.import_conversations import sessions_import, turns_import, users_import
 from memories.rights.import_documents import documents_import
 from memories.rights.import_memories import edges_import, insights_import, memories_import
+from memories.rights.import_state import ImportState
 from memories.services import enqueue_embed_missing
-
-
-@dataclass
-class ImportState:
-    """What one import has written so far: the new ids of the file's rows."""
-
-    kb: KnowledgeBase
-    by_type: dict[str, list[Line]]
-    users: dict[str | None, EndUser | None] = field(default_factory=lambda: {None: None})
-    sessions: dict[str, Session] = field(default_factory=dict)
-    messages: dict[tuple[str, str], int] = field(default_factory=dict)  # (session, turn) external ids -> message id
-    documents: dict[str, Document] = field(default_factory=dict)
-    new_documents: list[Document] = field(default_factory=list)
-    memories: dict[int, int] = field(default_factory=dict)  # the file's memory id -> the KB's
-    files: list[Path] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def owner(self, data: dict) -> int | None:
-        user = self.users[data.get("user_id")]
-        return user.pk if user else None
 
 
 def kb_import(*, kb: KnowledgeBase, text: str) -> dict[str, int]:
