@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -68,6 +70,8 @@ def test_uploaded_documents_are_shown_read_only(admin_client, kb):
     run_queued_tasks()
     page = admin_client.get(reverse("admin:knowledge_document_change", args=[document.pk])).content.decode()
     assert "Quarterly memo" in page and '<textarea name="content"' not in page
+    # The language it was told in as it was indexed.
+    assert re.search(r"Language:</label>\s*<div class=\"readonly\">en</div>", page), "the page shows its language"
 
 
 def test_reindex_action_queues_jobs(admin_client, kb):
