@@ -121,7 +121,7 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
         matched = wanted & words
         stated = asked.slots & set(statement_read(text, hit.language, hit.reading if pk == hit.id else None).slots)
         timed = asked.when and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
-        placed = asked.where and bool(places_named(text))
+        placed = asked.where and bool(_places(hit, pk, text))
         said_at = lateness.get(said(hit), 0.0)
         body = text.split(ANSWERING, maxsplit=1)[0]  # not the bot's question a short answer keeps
         measures = {
@@ -158,6 +158,15 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
             )
         )
     return sorted(out, key=lambda c: -c.score)
+
+
+def _places(hit: Hit, pk: int, text: str) -> list[str]:
+    """The places the statement names: its stored reading's (read once, at ingest), or read now for a statement of a
+    turn joined to the hit (its reading is its own memory's, not loaded) or a reading stored before readings held
+    places."""
+    if pk == hit.id and "places" in hit.reading:
+        return hit.reading["places"]
+    return places_named(text)
 
 
 def _named(body: str, hit: Hit) -> list[str]:
