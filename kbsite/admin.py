@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from kbsite.jobs import job_force_offline, job_retry, jobs_resume_waiting
+from kbsite.keys import key_issue
 from kbsite.models import ApiKey, Bot, JobRun
 from kbsite.operators import OperatedAdmin
 from kbsite.webhooks import admin as _webhooks_admin  # noqa: F401 - endpoints and the delivery log
@@ -75,7 +76,7 @@ class BotAdmin(OperatedAdmin):
         if change:
             jobs_resume_waiting(bot_id=obj.pk)  # a raised budget takes up what waited for it
         if not change:
-            _, plain = obj.issue_key()
+            _, plain = key_issue(obj)
             self.message_user(
                 request,
                 f"API key for {obj.name} (shown once, copy it now): {plain}",
@@ -85,13 +86,13 @@ class BotAdmin(OperatedAdmin):
     @admin.action(description="Issue a new API key (shown once)")
     def issue_key(self, request, queryset):
         for bot in queryset:
-            _, plain = bot.issue_key(name="issued in admin")
+            _, plain = key_issue(bot, name="issued in admin")
             self.message_user(request, f"New API key for {bot.name} (shown once): {plain}", level=messages.WARNING)
 
     @admin.action(description="Issue a new read-only API key (shown once)")
     def issue_read_only_key(self, request, queryset):
         for bot in queryset:
-            _, plain = bot.issue_key(name="read-only, issued in admin", read_only=True)
+            _, plain = key_issue(bot, name="read-only, issued in admin", read_only=True)
             self.message_user(
                 request, f"New read-only API key for {bot.name} (shown once): {plain}", level=messages.WARNING
             )

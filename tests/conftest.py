@@ -18,6 +18,7 @@ import pytest
 import requests
 from django.db import connection
 
+from kbsite.keys import key_issue
 from tests.factories import BotFactory, KnowledgeBaseFactory
 from tests.fake_llm import FakeLLM
 from tests.in_process import IN_PROCESS_URL, autocommit_at_the_test_level, in_process_request
@@ -89,13 +90,13 @@ def api_url(request) -> str:
 
 @pytest.fixture
 def api(request, bot) -> ApiClient:
-    _, plain = bot.issue_key()
+    _, plain = key_issue(bot)
     return ApiClient(base_url=api_url(request), key=plain, bot=bot)
 
 
 @pytest.fixture
 def other_api(request, other_bot) -> ApiClient:
-    _, plain = other_bot.issue_key()
+    _, plain = key_issue(other_bot)
     return ApiClient(base_url=api_url(request), key=plain, bot=other_bot)
 
 
@@ -171,7 +172,7 @@ def asgi_server(transactional_db) -> AsgiServer:
 @pytest.fixture
 def asgi_api(asgi_server, bot) -> ApiClient:
     """The bot's API client against the ASGI server."""
-    _, plain = bot.issue_key()
+    _, plain = key_issue(bot)
     return ApiClient(base_url=asgi_server.url, key=plain, bot=bot)
 
 

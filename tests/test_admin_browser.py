@@ -11,6 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from kbsite.keys import key_issue
 from kbsite.models import Bot, DailyStat, EndUser, JobRun, KnowledgeBase
 from memories.models import Memory, ReviewItem
 from tests.conftest import operator_of
@@ -211,7 +212,7 @@ def test_the_review_queue_settles_its_items_in_a_browser(live_server, transactio
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     bot = Bot.objects.create(name="reviews")
-    _, key = bot.issue_key()
+    _, key = key_issue(bot)
     kb = KnowledgeBase.objects.create(bot=bot, name="notes", always_on=True)
     user = EndUser.objects.create(bot=bot, external_id="alice")
     first, second, third = (_conflict(kb, user, n) for n in range(3))

@@ -19,6 +19,7 @@ from kbsite.api.serializers import (
     KeySerializer,
 )
 from kbsite.jobs import job_force_offline, job_retry
+from kbsite.keys import key_issue
 from kbsite.models import ApiKey, EndUser, JobRun
 from kbsite.models.stats import DailyUsage
 
@@ -102,7 +103,8 @@ class _KeyViewSet(
     def create(self, request, **kwargs):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        key, plain = request.user.issue_key(
+        key, plain = key_issue(
+            request.user,
             name=serializer.validated_data.get("name") or self.default_name,
             end_user=self.owner(),
             read_only=serializer.validated_data.get("read_only", False),

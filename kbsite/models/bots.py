@@ -3,19 +3,11 @@ minute of each of its keys, and LLM tokens per day."""
 
 from __future__ import annotations
 
-import secrets
-from typing import TYPE_CHECKING
-
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from kbsite.models.keys import ApiKey
 from kbsite.models.names import name_validator
-
-if TYPE_CHECKING:
-    from kbsite.models.end_users import EndUser
-
 
 MAX_REQUESTS_PER_MINUTE = 1_000_000
 
@@ -99,19 +91,3 @@ class Bot(models.Model):
         if not self.requests_per_minute:
             return 0
         return max(1, -(-self.requests_per_minute * settings.RATE_LIMIT_BURST_SECONDS // 60))
-
-    def issue_key(
-        self, *, name: str = "default", end_user: EndUser | None = None, read_only: bool = False
-    ) -> tuple[ApiKey, str]:
-        """Create a new API key (of the whole bot, or of one of its end users; reading only, or not); returns the
-        row and the plain key, which is never stored."""
-        plain = f"kb_{secrets.token_urlsafe(32)}"
-        key = ApiKey.objects.create(
-            bot=self,
-            end_user=end_user,
-            read_only=read_only,
-            name=name,
-            prefix=plain[:10],
-            hashed_key=ApiKey.hash(plain),
-        )
-        return key, plain

@@ -12,6 +12,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from kbsite.admin import JobRunAdmin
+from kbsite.keys import key_issue
 from kbsite.models import EndUser, Erasure, KnowledgeBase
 from kbsite.operators import OperatedAdmin, operated
 from memories import rights
@@ -158,7 +159,7 @@ class EndUserAdmin(OperatedAdmin):
     def issue_key(self, request, queryset):
         """A key that acts as the user and only as them, for a client of their own (an app, an MCP client)."""
         for user in queryset.select_related("bot"):
-            _, plain = user.bot.issue_key(name="issued in admin", end_user=user)
+            _, plain = key_issue(user.bot, name="issued in admin", end_user=user)
             self.message_user(
                 request, f"New API key of end user {user.external_id} (shown once): {plain}", level=messages.WARNING
             )

@@ -13,6 +13,7 @@ import pytest
 from django.urls import URLResolver, get_resolver, reverse
 from rest_framework.permissions import SAFE_METHODS
 
+from kbsite.keys import key_issue
 from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
 from knowledge.models import Document
 from memories import consolidation
@@ -303,10 +304,10 @@ def world(api, kb, other_kb) -> World:
         waiting_job=JobRun.objects.create(
             kb=kb, kind=JobRun.Kind.INGEST_MESSAGES, status=JobRun.Status.WAITING, error=f"{SECRET}: budget spent"
         ),
-        spare_key=bot.issue_key(name=f"{SECRET} spare")[0],
-        alice_spare_key=bot.issue_key(name=f"{SECRET} phone", end_user=alice)[0],
-        read_only_key=bot.issue_key(name=f"{SECRET} reader", read_only=True)[1],
-        alice_key=bot.issue_key(name=f"{SECRET} alice's app", end_user=alice)[1],
+        spare_key=key_issue(bot, name=f"{SECRET} spare")[0],
+        alice_spare_key=key_issue(bot, name=f"{SECRET} phone", end_user=alice)[0],
+        read_only_key=key_issue(bot, name=f"{SECRET} reader", read_only=True)[1],
+        alice_key=key_issue(bot, name=f"{SECRET} alice's app", end_user=alice)[1],
         review=reviews[0],
         review_to_accept=reviews[1],
         review_to_revert=reviews[2],

@@ -13,6 +13,7 @@ from django.db.models import CharField, TextField
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from kbsite.keys import key_issue
 from kbsite.models import ApiKey, Bot, EndUser, Erasure, JobRun, KnowledgeBase, WebhookDelivery, WebhookEndpoint
 from kbsite.operators import OPERATED_APPS, OperatedAdmin, bot_path
 from knowledge.models import Chunk, Document
@@ -24,7 +25,7 @@ from tests.conftest import logged_in, operator_of
 def bot_data(name: str) -> dict:
     """One row of every kind of bot data, each naming the bot."""
     bot = Bot.objects.create(name=name, description=f"{name} bot")
-    bot.issue_key(name=f"{name}-key")
+    key_issue(bot, name=f"{name}-key")
     kb = KnowledgeBase.objects.create(bot=bot, name=f"{name}-kb", always_on=True)
     user = EndUser.objects.create(bot=bot, external_id=f"{name}-user")
     session = Session.objects.create(kb=kb, external_id=f"{name}-session", end_user=user)

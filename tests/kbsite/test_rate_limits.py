@@ -16,6 +16,7 @@ import requests
 from django.urls import reverse
 from django.utils import timezone
 
+from kbsite.keys import key_issue
 from kbsite.models import Bot, EndUser, KnowledgeBase, RateBucket, RateLimitedDay
 from tests.conftest import ApiClient
 from tests.factories import BotFactory
@@ -47,7 +48,7 @@ def test_a_key_past_its_limit_is_a_429_with_retry_after(api, kb):
 def test_each_key_has_its_own_bucket(api, kb):
     """Another key of the same bot is not held back by the first one's requests."""
     limit(api.bot, 6)
-    other = ApiClient(base_url=api.base_url, key=api.bot.issue_key(name="second")[1], bot=api.bot)
+    other = ApiClient(base_url=api.base_url, key=key_issue(api.bot, name="second")[1], bot=api.bot)
     assert api.get("/api/v1/kbs/").status_code == 200
     assert api.get("/api/v1/kbs/").status_code == 429
     assert other.get("/api/v1/kbs/").status_code == 200
@@ -83,7 +84,7 @@ def test_the_bots_settings_are_read_and_changed_and_the_new_limit_applies_at_onc
         "llm_budget_spent": False,
         "created_at": "",
     }
-    second = ApiClient(base_url=api.base_url, key=api.bot.issue_key(name="second")[1], bot=api.bot)
+    second = ApiClient(base_url=api.base_url, key=key_issue(api.bot, name="second")[1], bot=api.bot)
     changed = api.patch(
         "/api/v1/bot/", json={"requests_per_minute": 6, "llm_tokens_per_day": 50000, "when_budget_spent": "wait"}
     )
@@ -137,7 +138,7 @@ def test_a_rename_follows_the_admins_rules_and_the_keys_go_on(api, kb):
 
 def test_a_read_only_key_reads_the_settings_and_changes_none(api, kb):
     """A read-only key: GET 200, PATCH 403 saying it reads only, and nothing changed."""
-    reader = ApiClient(base_url=api.base_url, key=api.bot.issue_key(read_only=True)[1], bot=api.bot)
+    reader = ApiClient(base_url=api.base_url, key=key_issue(api.bot, read_only=True)[1], bot=api.bot)
     assert reader.get("/api/v1/bot/").json()["name"] == "alpha"
     refused = reader.patch("/api/v1/bot/", json={"requests_per_minute": 1})
     assert refused.status_code == 403 and "reads only" in refused.json()["detail"]
@@ -147,7 +148,7 @@ def test_a_read_only_key_reads_the_settings_and_changes_none(api, kb):
 def test_an_end_users_key_neither_reads_nor_changes_the_settings(api, kb):
     """A key of one end user acts as that user only: the bot's settings are a 403 both ways."""
     alice = EndUser.objects.seen(api.bot, "alice")
-    hers = ApiClient(base_url=api.base_url, key=api.bot.issue_key(end_user=alice)[1], bot=api.bot)
+    hers = ApiClient(base_url=api.base_url, key=key_issue(api.bot, end_user=alice)[1], bot=api.bot)
     for response in (hers.get("/api/v1/bot/"), hers.patch("/api/v1/bot/", json={"requests_per_minute": 1})):
         assert response.status_code == 403 and "end user 'alice'" in response.json()["detail"]
     assert Bot.objects.get(pk=api.bot.pk).requests_per_minute == 1_000_000
@@ -201,7 +202,7 @@ def test_the_openai_client_gets_its_own_rate_limit_error(asgi_server, bot, kb, f
     settings.PROXY_MODELS = {"gpt-test": "fake-model"}
     KnowledgeBase.objects.filter(pk=kb.pk).update(records_chat=True)
     limit(bot, 6)
-    client = openai.OpenAI(base_url=f"{asgi_server.url}/openai/v1", api_key=bot.issue_key()[1], max_retries=0)
+    client = openai.OpenAI(base_url=f"{asgi_server.url}/openai/v1", api_key=key_issue(bot)[1], max_retries=0)
     fake_llm.reply_raw("Hello.")
     messages = [{"role": "user", "content": "Hi"}]
     assert client.chat.completions.create(model="gpt-test", messages=messages).choices[0].message.content == "Hello."

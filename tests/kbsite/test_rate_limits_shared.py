@@ -14,6 +14,7 @@ from contextlib import ExitStack
 import pytest
 import requests
 
+from kbsite.keys import key_issue
 from kbsite.models import Bot, RateLimitedDay
 from tests.conftest import ROOT, database_url, wait_for
 from tests.factories import BotFactory, KnowledgeBaseFactory
@@ -72,7 +73,7 @@ def key_of(per_minute: int) -> tuple[Bot, dict]:
     """A bot with this limit and a KB, and the headers of a key of it."""
     bot = BotFactory(name="shared", requests_per_minute=per_minute)
     KnowledgeBaseFactory(bot=bot, name="notes")
-    return bot, {"Authorization": f"Bearer {bot.issue_key()[1]}"}
+    return bot, {"Authorization": f"Bearer {key_issue(bot)[1]}"}
 
 
 def hit(urls: list[str], headers: dict, count: int, every: float = 0.0) -> tuple[list[tuple], float]:

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from kbsite.ai import embeddings, usage
+from kbsite.keys import key_issue
 from kbsite.models import EndUser, JobRun
 from kbsite.models.stats import DailyUsage
 from kbsite.stats import usage_add
@@ -202,7 +203,7 @@ def test_an_end_users_key_sees_its_own_usage_only(api, kb, alice):
     usage_add(bot_id=kb.bot_id, kb_id=kb.pk, end_user_id=alice.pk, requests=1)
     usage_add(bot_id=kb.bot_id, kb_id=kb.pk, end_user_id=bob.pk, requests=2)
     usage_add(bot_id=kb.bot_id, kb_id=kb.pk, requests=3)
-    _, plain = kb.bot.issue_key(name="alice's app", end_user=alice)
+    _, plain = key_issue(kb.bot, name="alice's app", end_user=alice)
     alices = type(api)(base_url=api.base_url, key=plain, bot=kb.bot)
     assert [r["user_id"] for r in alices.get("/api/v1/usage/").json()["results"]] == ["alice"]
     assert alices.get("/api/v1/usage/", params={"user_id": "bob"}).status_code == 403

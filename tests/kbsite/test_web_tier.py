@@ -12,6 +12,7 @@ import sys
 import pytest
 import requests
 
+from kbsite.keys import key_issue
 from tests.conftest import ROOT, database_url, wait_for
 from tests.factories import BotFactory, KnowledgeBaseFactory
 
@@ -46,7 +47,7 @@ def test_the_web_tier_serves_each_way_the_readme_names(way, transactional_db, se
     database of DATABASE_URL."""
     bot = BotFactory(name="scale")
     KnowledgeBaseFactory(bot=bot, name="notes")
-    _, key = bot.issue_key()
+    _, key = key_issue(bot)
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}  # the product's own settings
     env.update(

@@ -9,6 +9,7 @@ import openai
 import pytest
 from django.urls import reverse
 
+from kbsite.keys import key_issue
 from kbsite.models import ApiKey
 from memories.models import Memory
 from memories.tools import CHANGES, TOOLS
@@ -18,7 +19,7 @@ from tests.memories.mcp.test_mcp import call, connect, result_of
 
 @pytest.fixture
 def reader(api, two_users) -> ApiClient:
-    _, plain = api.bot.issue_key(name="dashboard", read_only=True)
+    _, plain = key_issue(api.bot, name="dashboard", read_only=True)
     return ApiClient(base_url=api.base_url, key=plain)
 
 
@@ -77,7 +78,7 @@ def test_a_read_only_key_of_one_user_reads_only_theirs(api, two_users):
 
 
 def test_mcp_and_the_proxy_with_a_read_only_key(asgi_server, bot, two_users, fake_llm):
-    _, plain = bot.issue_key(read_only=True)
+    _, plain = key_issue(bot, read_only=True)
 
     async def listed():
         async with connect(asgi_server.url, plain) as client:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
+from kbsite.keys import key_issue
 from kbsite.models import Bot, KnowledgeBase, name_validator
 
 
@@ -28,7 +29,7 @@ class Command(BaseCommand):
             KnowledgeBase.objects.get_or_create(
                 bot=bot, name=kb_name, defaults={"always_on": True, "records_chat": n == 0}
             )
-        _, plain = bot.issue_key(name="create_bot")
+        _, plain = key_issue(bot, name="create_bot")
         if quiet:
             self.stdout.write(plain)
             return

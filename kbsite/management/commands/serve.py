@@ -36,6 +36,7 @@ from django.db import connections
 
 from kbsite import embedded_db, supervision
 from kbsite.ai import llm
+from kbsite.keys import key_issue
 from kbsite.models import Bot, KnowledgeBase
 
 STOP_SECONDS = 8
@@ -273,7 +274,7 @@ class Command(BaseCommand):
         KnowledgeBase.objects.get_or_create(bot=bot, name="notes", defaults={"always_on": True, "records_chat": True})
         if key_file.exists():
             return key_file.read_text().strip()
-        _, plain = bot.issue_key(name="demo")
+        _, plain = key_issue(bot, name="demo")
         key_file.write_text(plain)
         key_file.chmod(0o600)
         return plain

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from kbsite.keys import key_issue
 from kbsite.models import EndUser
 from kbsite.webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from tests.conftest import ApiClient, run_queued_tasks
@@ -88,12 +89,12 @@ def test_another_bots_key_gets_a_404_and_sends_nothing(logged, api, other_api):
 def test_a_read_only_key_and_an_end_users_key_are_refused(logged, api, bot):
     """Redelivering writes: a read-only key gets the 403 of every write, a key of one end user the 403 of every
     route not theirs; no delivery is made."""
-    reader = ApiClient(base_url=api.base_url, key=bot.issue_key(name="reader", read_only=True)[1], bot=bot)
+    reader = ApiClient(base_url=api.base_url, key=key_issue(bot, name="reader", read_only=True)[1], bot=bot)
     refused = reader.post(redeliver_path(logged.endpoint_id, logged.pk))
     assert refused.status_code == 403 and "reads only" in refused.json()["detail"]
 
     alice = EndUser.objects.seen(bot, "alice")
-    alices = ApiClient(base_url=api.base_url, key=bot.issue_key(name="app", end_user=alice)[1], bot=bot)
+    alices = ApiClient(base_url=api.base_url, key=key_issue(bot, name="app", end_user=alice)[1], bot=bot)
     refused = alices.post(redeliver_path(logged.endpoint_id, logged.pk))
     assert refused.status_code == 403 and "This key is end user 'alice'" in refused.json()["detail"]
     assert WebhookDelivery.objects.count() == 1 and run_queued_tasks() == 0

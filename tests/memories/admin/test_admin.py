@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from kbsite.keys import key_issue
 from kbsite.models import EndUser, Erasure, JobRun
 from knowledge.models import Chunk, Document
 from memories.models import Edge, Entity, IngestItem, Memory, Session
@@ -38,7 +39,7 @@ CHANGELISTS = [
 def _populate(n: int) -> None:
     for _ in range(n):
         kb = KnowledgeBaseFactory()
-        kb.bot.issue_key()
+        key_issue(kb.bot)
         user = EndUser.objects.seen(kb.bot, f"user-{kb.pk}")
         Erasure.objects.create(bot=kb.bot, user_id_sha256=Erasure.digest(f"gone-{kb.pk}"), erased_by="test")
         message = MessageFactory(session=SessionFactory(kb=kb, end_user=user))

@@ -13,6 +13,7 @@ import requests
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from kbsite.keys import key_issue
 from memories.models import Memory
 from memories.tools import TOOLS
 
@@ -38,7 +39,7 @@ def result_of(called) -> dict:
 
 @pytest.fixture
 def key(bot, kb):
-    return bot.issue_key()[1]
+    return key_issue(bot)[1]
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from kbsite.keys import key_issue
 from kbsite.models import EndUser
 from kbsite.models.stats import DailyUsage
 from memories.recall.answers import kb_ask
@@ -22,7 +23,7 @@ BUDGET = 150
 
 @pytest.fixture
 def key(bot, kb):
-    return bot.issue_key()[1]
+    return key_issue(bot)[1]
 
 
 @pytest.fixture

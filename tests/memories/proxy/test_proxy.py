@@ -10,6 +10,7 @@ import time
 import openai
 import pytest
 
+from kbsite.keys import key_issue
 from kbsite.models import JobRun, KnowledgeBase
 from memories.models import Memory, Message, Session
 from tests.conftest import run_queued_tasks, wait_for
@@ -30,7 +31,7 @@ def recordings_run(count: int = 1) -> None:
 def client(asgi_server, bot, fake_llm, settings) -> openai.OpenAI:
     """The official client, as a bot would configure it: base_url and its kbsite key."""
     settings.PROXY_MODELS = {"gpt-test": "fake-model"}
-    _, key = bot.issue_key()
+    _, key = key_issue(bot)
     return openai.OpenAI(base_url=f"{asgi_server.url}/openai/v1", api_key=key, max_retries=0, timeout=20)
 
 

@@ -11,6 +11,7 @@ import anthropic
 import pytest
 import requests
 
+from kbsite.keys import key_issue
 from kbsite.models import JobRun
 from memories.models import Memory, Message
 from tests.memories.proxy.test_proxy import NO_FACTS, recordings_run
@@ -22,7 +23,7 @@ def claude(asgi_server, bot, fake_llm, settings) -> anthropic.Anthropic:
     settings.ANTHROPIC_BASE_URL = fake_llm.anthropic_url
     settings.ANTHROPIC_API_KEY = "upstream-key"
     settings.PROXY_MODELS = {"claude-test": "fake-model"}
-    _, key = bot.issue_key()
+    _, key = key_issue(bot)
     return anthropic.Anthropic(base_url=f"{asgi_server.url}/anthropic", api_key=key, max_retries=0, timeout=20)
 
 

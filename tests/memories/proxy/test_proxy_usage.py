@@ -8,6 +8,7 @@ import openai
 import pytest
 from django.utils import timezone
 
+from kbsite.keys import key_issue
 from kbsite.models import Bot
 from kbsite.models.stats import DailyUsage
 from kbsite.stats import usage_add
@@ -16,7 +17,7 @@ from tests.conftest import wait_for
 
 @pytest.fixture
 def client(asgi_server, bot, fake_llm) -> openai.OpenAI:
-    _, key = bot.issue_key()
+    _, key = key_issue(bot)
     return openai.OpenAI(base_url=f"{asgi_server.url}/openai/v1", api_key=key, max_retries=0, timeout=20)
 
 
