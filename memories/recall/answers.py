@@ -132,8 +132,9 @@ def _block(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, calle
 def _answer(
     chosen: list[Hit], earlier: dict, end_user_id: int | None, *, asked_before: bool = False
 ) -> tuple[str, list[int]]:
-    """The chosen statements quoted, each after what the end user said later of the same thing (one that only asks,
-    "So is it fast?", states no newer value), each dated when they were said on different days; and the ids. Asked
+    """The chosen statements quoted, a line each, each after what the end user said later of the same thing (one that
+    only asks, "So is it fast?", states no newer value), each dated when they were said on different days; and the
+    ids. Asked
     how things were before, each comes after what the end user said before it of the same thing too (a retired
     statement included: what held before the change)."""
     later = {
@@ -150,7 +151,7 @@ def _answer(
         text, ids = _quoted(hit, earlier, dated=dated)
         texts.append(text)
         cited += ids
-    return " ".join(texts), cited
+    return "\n".join(text for text in texts if text), cited  # a quote a line: its date is plainly its own
 
 
 def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:

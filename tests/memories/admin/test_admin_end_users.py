@@ -179,3 +179,17 @@ def test_the_recall_console_answers_with_the_llm_and_its_citations(admin_client,
     answer = page.split('id="ask-answer"')[1]
     assert "(llm)" in answer and f">m{ann_fact.pk}</a> Ann lives in Lisbon." in answer and "999999" not in answer
     assert "<untrusted" in fake_llm.user_prompt()
+
+
+def test_the_recall_console_shows_an_answer_of_several_lines_line_by_line(admin_client, held, fake_llm):
+    """Offline ask quotes each statement on a line of its own (an LLM may answer in lines too): the console keeps the
+    lines, escaped, instead of running them together."""
+    kb, _ = held
+    fake_llm.reply_json({"answer": "(2024-06-02) Ann lives in Lisbon.\n(2024-01-02) <b>Ann</b> lived in Porto.",
+                         "citations": []})  # fmt: skip
+    page = admin_client.get(
+        reverse("admin:kbsite_knowledgebase_recall"),
+        {"kb": kb.pk, "query": "where does Ann live", "k": 10, "user_id": "ann"},
+    ).content.decode()
+    answer = page.split('id="ask-answer"')[1]
+    assert "Ann lives in Lisbon.<br>(2024-01-02) &lt;b&gt;Ann&lt;/b&gt; lived in Porto." in answer

@@ -102,6 +102,19 @@ def test_ask_quotes_the_later_statement_first_and_dates_both_when_not_asked_how_
     assert answer.index("(2024-01-02)") < answer.index("old Golf")
 
 
+def test_ask_quotes_each_statement_on_a_line_of_its_own_opening_with_its_date(api, notes):
+    """Chat ends its sentences without a full stop ("my car is an old golf lol"): quoted on one line, the next quote's
+    date ran on from it ("...golf lol (2024-01-02) my car is..."), as if it were that sentence's. Each quote is a line
+    of its own, its date first."""
+    say(api, "s1", "my car is an old Golf lol", "learning the cello these days", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "the Golf is gone, I'm on an e-bike now haha", "burnt the toast again, classic me",
+        when="2024-06-02T10:00:00Z")  # fmt: skip
+    lines = ask(api, "Which car has she got?")["answer"].splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("(2024-06-02)") and "e-bike" in lines[0] and "old Golf" not in lines[0]
+    assert lines[1].startswith("(2024-01-02)") and "old Golf" in lines[1]
+
+
 def test_ask_does_not_quote_a_later_question_as_what_came_after(api, notes):
     """ "Do you think the Golf would sell for much?" was said after "My car is an old Golf." and is about it, but
     asks: it states no newer value, and ask quotes the Golf alone."""
