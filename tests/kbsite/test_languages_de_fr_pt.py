@@ -90,9 +90,9 @@ def test_a_vague_question_is_searched_for_its_subjects_words(code, question, wor
 
 
 def test_statements_in_a_language_without_readers_state_nothing_but_their_speaker():
-    """French has no statement reader yet: a fact gives its speaker and no attribute (German's: test_languages_de)."""
-    with languages.override("fr"):
-        said = statement("Jonas: J'habite maintenant à Lyon.")
+    """German has no statement reader yet: a fact gives its speaker and no attribute."""
+    with languages.override("de"):
+        said = statement("Jonas: Ich wohne jetzt in Köln.")
     assert said.speaker == "jonas" and said.slots == {}
 
 
