@@ -80,20 +80,6 @@ def test_the_block_shows_the_later_statement_dated_and_ask_answers_with_it_when_
     assert answer.count("e-bikes") == 1 and "old Golf" not in answer
 
 
-def test_a_later_german_statement_of_the_same_attribute_comes_with_the_one_shown(api, notes):
-    """ "Ich wohne in Kiel." and, months later, "Seit Juni wohnen wir in Rostock, die Kinder lieben den Strand." (the
-    same attribute in their stored readings; multilingual meaning aside, all-MiniLM-L6-v2 reads German poorly): the
-    later comes with the earlier; the chat about the rain said in between does not."""
-    say(api, "s1", "Ich wohne in Kiel.", when="2024-01-02T10:00:00Z")
-    say(api, "s2", "Heute hat es den ganzen Nachmittag geregnet, also bin ich drinnen geblieben.",
-        when="2024-03-02T10:00:00Z")  # fmt: skip
-    say(api, "s3", "Seit Juni wohnen wir in Rostock, die Kinder lieben den Strand.", when="2024-07-02T10:00:00Z")
-    kiel = Memory.objects.get(text__contains="Kiel")
-    assert kiel.language == "de" and kiel.reading["slots"] == {"residence": "kiel"}
-    (after,) = later_statements(_shown("Kiel"), kiel.end_user_id, {}).values()
-    assert "Rostock" in after.text
-
-
 def test_shared_facts_bring_nothing_after_them(api, notes):
     """Facts of no end user are about anyone: nothing said later is joined to them."""
     from tests.memories.ingest.test_restated_supersession import say as say_shared
@@ -178,21 +164,3 @@ def test_asked_how_things_were_before_ask_quotes_what_was_said_before_of_the_sam
     answer = ask(api, "Where did I work before the startup?")["answer"]
     assert answer.index("(2024-01-02) I work as a tester at Northwind") < answer.index("(2024-06-02)"), answer
     assert "Northwind in Leeds" not in ask(api, "Where do I work at the moment?")["answer"]
-
-
-def test_german_memories_read_before_german_had_a_reader_are_read_again_by_the_migration(api, notes):
-    """Migration 0021 reads the stored German memories again: their readings then hold the attributes they state, and
-    an English memory's reading is left as it was."""
-    import importlib
-
-    from django.db import connection
-
-    say(api, "s1", "Ich wohne in Kiel.", "I live in Leeds.", when="2024-01-02T10:00:00Z")
-    with connection.cursor() as cursor:
-        cursor.execute("UPDATE memories_memory SET reading = jsonb_set(reading, '{slots}', '{}'::jsonb)")
-    migration = importlib.import_module("memories.migrations.0021_german_readings")
-    with connection.schema_editor() as editor:
-        migration.german_read(None, editor)
-    readings = {m.text: m.reading for m in Memory.objects.all()}
-    assert readings["Ich wohne in Kiel."]["slots"] == {"residence": "kiel"}
-    assert readings["I live in Leeds."]["slots"] == {}

@@ -457,7 +457,7 @@ def test_ask_offline_never_answers_with_small_talk(api, notes):
 def test_asked_when_in_a_language_without_readers_ask_quotes_the_statement_naming_a_date(
     api, notes, code, said, question, date
 ):
-    """German, French and Portuguese have no readers of changes, but their months are words of their own: asked
+    """German, French and Portuguese have no readers of statements, but their months are words of their own: asked
     when, ask quotes first what names the date ("am 14. Juni"), before what only speaks of the same thing."""
     assert api.patch("/api/v1/kbs/notes/", json={"language": code}).status_code == 200
     say(api, "s1", *said, user="jonas")
