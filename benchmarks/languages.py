@@ -40,6 +40,12 @@ block only old / ask (asked in English in brackets): Spanish 0.962 / 2 / 1 / 0.6
 0.885 / 2 / 1 / 0.538 (0.885 / 3 / 2 / 0.500); oracle replay: Spanish 0.923 / 1 / 0 / 0.923, German 1.000 / 1 / 0 /
 1.000.
 
+``--cases sealed3`` asks ``benchmarks/language_cases_sealed3/`` (German: three users, 21 sessions, 32 questions, 13
+about a change; each user's own chat over 7,000 characters), written at stop 54 by a helper who read neither the code
+nor any other set, sealed (figures only). Measured unread on the code of stop 54 before German's readers were tried,
+offline, block / block stale / block only old / ask (asked in English in brackets): 0.938 / 2 / 1 / 0.562 (0.906 / 2
+/ 1 / 0.250); with them (not kept): 0.906 / 2 / 1 / 0.500 (0.812 / 2 / 1 / 0.312).
+
 Targets (issue 40), offline: per language, the block holds the fact at least 0.85 times as often as for the English
 translation; no changed fact shown or answered with only its old value; ask names the fact at least 0.70 of the
 time; Spanish knowledge: the right note first for at least 5 of 6 (here 8) paraphrased questions.
@@ -62,6 +68,7 @@ HERE = Path(__file__).with_name("language_cases")
 DEV = Path(__file__).with_name("language_cases_dev")
 BLIND = Path(__file__).with_name("language_cases_blind")
 SEALED2 = Path(__file__).with_name("language_cases_sealed2")
+SEALED3 = Path(__file__).with_name("language_cases_sealed3")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
 FIGURES = ("block_holds", "block_stale", "block_only_old", "ask_holds", "ask_stale", "ask_without_fact")
@@ -78,7 +85,8 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folder = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2}.get(truth.cases_named(sys.argv[1:], ""), HERE)
+    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3}
+    folder = folders.get(truth.cases_named(sys.argv[1:], ""), HERE)
     env = harness.configure("kbsite_languages")
     results: dict[tuple[str, str, str], dict] = {}
     for code in [c for c in LANGUAGES if c in wanted and (folder / f"{c}.json").exists()]:
