@@ -169,8 +169,6 @@ def test_insights_list_linked_memory_ids(api, kb):
 
 
 def test_insights_say_their_language_and_filter_by_it(api, kb):
-    from tests.factories import InsightFactory
-
     InsightFactory(kb=kb, text="Dos recuerdos hablan de Lucía.", language="es")
     InsightFactory(kb=kb, text="Two memories are about Alice.", language="en")
     listed = api.get("/api/v1/kbs/notes/insights/?language=es").json()["results"]
