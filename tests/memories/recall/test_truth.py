@@ -392,10 +392,27 @@ def test_asked_how_things_stand_now_ask_prefers_what_was_said_later(api, notes):
 
 def test_ask_quotes_a_second_statement_that_scores_near_the_best(api, notes):
     """Offline, the statement best by words and meaning is often a neighbour of the answer: a second one scoring near
-    it (``SECOND_RATIO``) is quoted too, though it matches the same words."""
+    it (``NEAR_MARGIN``) is quoted too, though it matches the same words."""
     say(api, "pets", "My dog Bolt is a beagle.", "The dog sleeps on our bed every night.", "I work in a bank.")
     answer = ask(api, "What's her dog like?")["answer"]
     assert "Bolt" in answer and "sleeps" in answer and "bank" not in answer
+
+
+def test_ask_quotes_up_to_three_statements_that_score_near_the_best(api, notes):
+    """Three statements the ranking cannot tell apart are all quoted, each on a line of its own; a fourth is not,
+    nor what scores far below them."""
+    say(
+        api,
+        "garden",
+        "We grow tomatoes in the greenhouse.",
+        "Our garden has a little pond with frogs.",
+        "The garden shed needs a new roof.",
+        "I sold my old laptop on Tuesday.",
+        when="2025-03-02T10:00:00Z",
+    )
+    answer = ask(api, "Tell me about her garden.")["answer"]
+    assert "pond" in answer and "shed" in answer, answer
+    assert "laptop" not in answer and len(answer.splitlines()) <= 3, answer
 
 
 def test_a_person_asked_about_by_relation_is_found_by_name(api, notes):
