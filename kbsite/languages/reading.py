@@ -5,6 +5,7 @@ words: each language's package reads texts into these (``<code>/statements.py``,
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kbsite import languages
@@ -22,6 +23,49 @@ class Statement:
     slots: dict[str, str] = field(default_factory=dict)
     hints: set[str] = field(default_factory=set)
     whole: bool = False
+
+
+def read_statement(
+    text: str,
+    *,
+    sentences: re.Pattern,
+    first_person: re.Pattern,
+    in_first_person: Callable[[str], tuple[str, str]],
+    sentence_slots: Callable[[str, set[str]], tuple[dict[str, str], bool]],
+    across: Callable[[str], tuple[dict[str, str], tuple[str, ...]]] | None = None,
+) -> Statement:
+    """The walk every language's reader of statements takes over ``text``, "Speaker: I live in Berlin." (offline
+    facts are the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject), with the
+    language's own parts: ``sentences`` splits it; ``first_person`` tells a turn of no named speaker in their own
+    words ("I live in Leeds. Boxes everywhere."), so that a capitalised word opening a sentence is not taken for
+    someone else; ``in_first_person`` turns a sentence naming its subject into its words in the first person (and
+    whom); ``sentence_slots`` reads a sentence's attributes (and whether that is all it says); ``across``, what a
+    first-person text states across its sentences."""
+    speaker, _, said = text.partition(": ")
+    own = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    if not own:
+        speaker, said = "", text
+        own = first_person.search(text) is not None
+    found = Statement(speaker=speaker.strip().lower())
+    covered = True
+    for sentence in (s.strip() for s in sentences.split(said)):
+        if not sentence:
+            continue
+        if not own:
+            who, sentence = in_first_person(sentence)
+            if who and found.speaker and who != found.speaker:
+                covered = False  # another person: this text is not about one
+                continue
+            found.speaker = found.speaker or who
+        slots, whole = sentence_slots(sentence, found.hints)
+        found.slots.update(slots)
+        covered = covered and whole
+    if own and across is not None:
+        slots, hints = across(said)
+        found.slots.update(slots)
+        found.hints.update(hints)
+    found.whole = covered and bool(found.slots)
+    return found
 
 
 def _same(a: str, b: str) -> bool:

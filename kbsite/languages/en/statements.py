@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from kbsite.languages.en.words import ANY_SENTENCE
-from kbsite.languages.reading import Statement
+from kbsite.languages.reading import Statement, read_statement
 
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
@@ -240,32 +240,20 @@ def statement(text: str) -> Statement:
     """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
     the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
     it)."""
-    speaker, _, said = text.partition(": ")
-    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    if not first_person:
-        speaker, said = "", text
-        # A turn of no named speaker, in their own words ("I live in Leeds. Boxes everywhere."): first person too,
-        # so that a capitalised word opening a sentence is not taken for someone else.
-        first_person = _FIRST_PERSON.search(text) is not None
-    found = Statement(speaker=speaker.strip().lower())
-    covered = True
-    for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
-        if not sentence:
-            continue
-        if not first_person:
-            who, sentence = _in_first_person(sentence)
-            if who and found.speaker and who != found.speaker:
-                covered = False  # another person: this text is not about one
-                continue
-            found.speaker = found.speaker or who
-        slots, whole = _sentence_slots(sentence, found.hints)
-        found.slots.update(slots)
-        covered = covered and whole
-    if first_person and _PROPOSAL.search(said):  # said across clauses or sentences ("AMA SAID YES!!! 💍 asked her")
-        found.slots["relationship"] = "engaged"
-        found.hints.update(_RELATIONSHIP_HINTS)
-    found.whole = covered and bool(found.slots)
-    return found
+    return read_statement(
+        text,
+        sentences=ANY_SENTENCE,
+        first_person=_FIRST_PERSON,
+        in_first_person=_in_first_person,
+        sentence_slots=_sentence_slots,
+        across=_across,
+    )
+
+
+def _across(said: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """What a first-person text states across its clauses or sentences: a proposal ("AMA SAID YES!!! 💍 asked
+    her")."""
+    return ({"relationship": "engaged"}, _RELATIONSHIP_HINTS) if _PROPOSAL.search(said) else ({}, ())
 
 
 NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?: [A-Z][\w'’-]*)*")

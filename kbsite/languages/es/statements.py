@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kbsite.languages.es.words import ANY_SENTENCE
-from kbsite.languages.reading import Statement
+from kbsite.languages.reading import Statement, read_statement
 
 # A value: up to the end of its clause.
 _END = r"(?P<v>[^,.;:!?¡¿()\"]+)"
@@ -184,27 +184,13 @@ _FIRST_PERSON = re.compile(
 
 def statement(text: str) -> Statement:
     """What ``text`` states of one person ("Lucía: Vivo en Valencia." or "Lucía vive en Valencia.")."""
-    speaker, _, said = text.partition(": ")
-    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    if not first_person:
-        speaker, said = "", text
-        first_person = _FIRST_PERSON.search(text) is not None
-    found = Statement(speaker=speaker.strip().lower())
-    covered = True
-    for sentence in (s.strip() for s in ANY_SENTENCE.split(said)):
-        if not sentence:
-            continue
-        if not first_person:
-            who, sentence = _in_first_person(sentence)
-            if who and found.speaker and who != found.speaker:
-                covered = False  # another person: this text is not about one
-                continue
-            found.speaker = found.speaker or who
-        slots, whole = _sentence_slots(sentence, found.hints)
-        found.slots.update(slots)
-        covered = covered and whole
-    found.whole = covered and bool(found.slots)
-    return found
+    return read_statement(
+        text,
+        sentences=ANY_SENTENCE,
+        first_person=_FIRST_PERSON,
+        in_first_person=_in_first_person,
+        sentence_slots=_sentence_slots,
+    )
 
 
 def _in_first_person(sentence: str) -> tuple[str, str]:
