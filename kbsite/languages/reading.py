@@ -1,6 +1,7 @@
 """The shapes every language's readers give: what a text states of one person's one-valued attributes
-(:class:`Statement`) and what it says has changed (:class:`Change`), and how two statements compare. No language's
-words: each language's package reads texts into these (``<code>/statements.py``, ``<code>/changes.py``)."""
+(:class:`Statement`) and what it says has changed (:class:`Change`), how two statements compare, and the walk a
+reader of statements takes over a text (:func:`read_statement`). No language's words: each language's package reads
+texts into these with its own parts (``<code>/statements.py``, ``<code>/changes.py``)."""
 
 from __future__ import annotations
 
