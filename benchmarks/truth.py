@@ -35,13 +35,13 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2`` (or ``--cases PATH``) asks other cases, each
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3`` (or ``--cases PATH``) asks other cases, each
 written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
 ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
 ``truth_cases_novel.json`` (12 end users, 79 questions), written after that, was measured unread first (offline
-0.937 / 29 / 0.671); since, its summary figures helped choose ask's ``SECOND_RATIO`` and its LLM mode's two failures
-were read, so it measures chats the product has not seen only as far as its offline reading of changes goes. All
+0.937 / 29 / 0.671); since, its summary figures helped choose ask's second quote and its LLM mode's two failures were
+read, so it measures chats the product has not seen only as far as its offline reading of changes goes. All
 five are in-sample now. ``truth_cases_sealed.json`` was written for issue 41 before its work began, by a helper who
 read neither the code nor the other sets; it is sealed (the benchmark prints its figures only) and no one of the team
 reads it. ``truth_cases_probe.json`` (12 end users, 80 questions, 37 about a change, 12 about the past) was
@@ -53,7 +53,10 @@ the same way and measured unread at the start of that stop's work (offline, bloc
 since. ``truth_cases_sealed2.json`` (8 end users, 76 questions, 36 about a change, 10 about the past) was written at
 stop 53 by a helper who read neither the code nor any other set, and is sealed as the first: measured unread on the
 code at the start of that stop (offline 0.961 / 2 / 0.658 / 25, block only old 0, ask stale 5; oracle replay 0.882 /
-1 / 0.882 / 0). A set read for tuning measures only what was tuned on it.
+1 / 0.882 / 0). ``truth_cases_sealed3.json`` (12 end users, 77 questions, 32 about a change, 13 about the past, 12
+asking when, 12 vague) was written at stop 55 the same way and sealed: measured unread on the code before and after
+that stop's third quote (offline 0.974 / 8 / 0.662 / 26 and 0.974 / 8 / 0.714 / 22, block only old 0, ask stale 6 and
+9; oracle replay 0.987 / 3 / 0.987 / 0). A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
