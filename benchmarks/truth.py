@@ -35,7 +35,7 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3`` (or ``--cases PATH``) asks other cases, each
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2`` (or ``--cases PATH``) asks other cases, each
 written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
 ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
@@ -56,7 +56,9 @@ code at the start of that stop (offline 0.961 / 2 / 0.658 / 25, block only old 0
 1 / 0.882 / 0). ``truth_cases_sealed3.json`` (12 end users, 77 questions, 32 about a change, 13 about the past, 12
 asking when, 12 vague) was written at stop 55 the same way and sealed: measured unread on the code before and after
 that stop's third quote (offline 0.974 / 8 / 0.662 / 26 and 0.974 / 8 / 0.714 / 22, block only old 0, ask stale 6 and
-9; oracle replay 0.987 / 3 / 0.987 / 0). A set read for tuning measures only what was tuned on it.
+9; oracle replay 0.987 / 3 / 0.987 / 0). ``truth_cases_probe2.json`` (8 end users, 56 questions, 25 about a change)
+was written at stop 55 the same way, measured unread once (offline 1.000 / 0 / 0.679 / 17, ask stale 5), then read
+to find why ask misses: in-sample since. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ CASE_FILES = {
     "blind": HERE / "truth_cases_blind.json",
     "sealed2": HERE / "truth_cases_sealed2.json",
     "sealed3": HERE / "truth_cases_sealed3.json",
+    "probe2": HERE / "truth_cases_probe2.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
