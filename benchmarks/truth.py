@@ -35,10 +35,10 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2`` (or ``--cases PATH``) asks other cases, each
-written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end users, 40 questions),
-``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12 end users, 83
-questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2`` (or ``--cases PATH``) asks other
+cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end
+users, 40 questions), ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12
+end users, 83 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
 ``truth_cases_novel.json`` (12 end users, 79 questions), written after that, was measured unread first (offline
 0.937 / 29 / 0.671); since, its summary figures helped choose ask's second quote and its LLM mode's two failures were
 read, so it measures chats the product has not seen only as far as its offline reading of changes goes. All
