@@ -399,8 +399,8 @@ def test_ask_quotes_a_second_statement_that_scores_near_the_best(api, notes):
 
 
 def test_ask_quotes_up_to_three_statements_that_score_near_the_best(api, notes):
-    """Three statements the ranking cannot tell apart are all quoted, each on a line of its own; a fourth is not,
-    nor what scores far below them."""
+    """Statements the ranking cannot tell apart are quoted together, at most three, each on a line of its own; what
+    scores far below them is not."""
     say(
         api,
         "garden",
