@@ -46,6 +46,12 @@ nor any other set, sealed (figures only). Measured unread on the code of stop 54
 offline, block / block stale / block only old / ask (asked in English in brackets): 0.938 / 2 / 1 / 0.562 (0.906 / 2
 / 1 / 0.250); with them (not kept): 0.906 / 2 / 1 / 0.500 (0.812 / 2 / 1 / 0.312).
 
+``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
+42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
+neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
+block stale / block only old / ask / ask stale / small talk: 0.881 / 6 / 2 / 0.643 / 8 / 13 (asked in English 0.857 /
+4 / 1 / 0.476 / 8 / 15), then read: in-sample since.
+
 Targets (issue 40), offline: per language, the block holds the fact at least 0.85 times as often as for the English
 translation; no changed fact shown or answered with only its old value; ask names the fact at least 0.70 of the
 time; Spanish knowledge: the right note first for at least 5 of 6 (here 8) paraphrased questions.
@@ -69,6 +75,7 @@ DEV = Path(__file__).with_name("language_cases_dev")
 BLIND = Path(__file__).with_name("language_cases_blind")
 SEALED2 = Path(__file__).with_name("language_cases_sealed2")
 SEALED3 = Path(__file__).with_name("language_cases_sealed3")
+PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
 FIGURES = ("block_holds", "block_stale", "block_only_old", "ask_holds", "ask_stale", "ask_without_fact")
@@ -85,8 +92,9 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3}
-    folder = folders.get(truth.cases_named(sys.argv[1:], ""), HERE)
+    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "probe": PROBE}
+    named = truth.cases_named(sys.argv[1:], "")
+    folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
     env = harness.configure("kbsite_languages")
     results: dict[tuple[str, str, str], dict] = {}
     for code in [c for c in LANGUAGES if c in wanted and (folder / f"{c}.json").exists()]:

@@ -34,6 +34,7 @@ CASE_FILES = {
     "sealed2": HERE / "truth_cases_sealed2.json",
     "sealed3": HERE / "truth_cases_sealed3.json",
     "probe2": HERE / "truth_cases_probe2.json",
+    "probe3": HERE / "truth_cases_probe3.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
