@@ -1,6 +1,7 @@
-"""Second, multilingual vectors (multilingual-e5-small, MULTILINGUAL_VECTORS): given to every document chunk and to
-each memory in a language other than English, as they are indexed or drawn, and in the background to those without
-one (written before, or while it was off).
+"""Second, multilingual vectors (multilingual-e5-small, MULTILINGUAL_VECTORS): given to every document chunk, to
+each memory in a language other than English, and to every memory of a KB asked in a language other than English
+(KnowledgeBase.asked_languages: a Spanish question then finds an English fact), as they are indexed or drawn, and in
+the background to those without one (written before the KB was so asked, or while the vector was off).
 
 all-MiniLM-L6-v2, the default embedder, reads English: a Spanish question and the Spanish statement that answers it
 in other words are barely closer than any two Spanish sentences. The second vector is what knowledge search finds a
@@ -12,25 +13,34 @@ from __future__ import annotations
 
 from django.db import connection, transaction
 
-from kbsite import languages
+from kbsite import jobs, languages
 from kbsite.ai import embeddings
 from kbsite.ai.vectors import as_vectors, vector_cursor
 from memories.models import Memory
 
 BATCH_ROWS = 64
-# The rows still without their second vector, by table (partial indexes keep finding them cheap).
-WITHOUT = {
-    "knowledge_chunk": "multilingual_embedding IS NULL AND embedding IS NOT NULL",
-    "memories_memory": "multilingual_embedding IS NULL AND embedding IS NOT NULL AND NOT language IN ("
-    + ", ".join(f"'{code}'" for code in languages.ENGLISH)
-    + ")",
-}
+# The rows still without their second vector, by table (partial indexes keep finding them cheap): chunks, memories in
+# a language other than English, and the rest of the memories of KBs asked in one.
+WITHOUT = [
+    ("knowledge_chunk", "multilingual_embedding IS NULL AND embedding IS NOT NULL"),
+    (
+        "memories_memory",
+        "multilingual_embedding IS NULL AND embedding IS NOT NULL AND NOT language IN ("
+        + ", ".join(f"'{code}'" for code in languages.ENGLISH)
+        + ")",
+    ),
+    (
+        "memories_memory",
+        "multilingual_embedding IS NULL AND embedding IS NOT NULL AND kb_id IN ("
+        "SELECT id FROM memories_knowledgebase WHERE cardinality(asked_languages) > 0)",
+    ),
+]
 
 
 def memories_multilingual(memories: list[Memory]) -> int:
-    """Give ``memories`` in a language other than English their second vector (just drawn: they have their first);
-    returns how many."""
-    wanted = [m for m in memories if m.language not in languages.ENGLISH and m.pk]
+    """Give ``memories`` that want one their second vector (just drawn: they have their first): those in a language
+    other than English, and any of a KB asked in one; returns how many."""
+    wanted = [m for m in memories if m.pk and (m.language not in languages.ENGLISH or m.kb.across_languages)]
     if not wanted or embeddings.get_multilingual() is None:
         return 0
     vectors = as_vectors(embeddings.embed_multilingual([m.text for m in wanted]))
@@ -38,12 +48,22 @@ def memories_multilingual(memories: list[Memory]) -> int:
     return len(wanted)
 
 
+def kbs_asked_in(kbs, code: str) -> None:
+    """Note that ``kbs`` were asked a question in the language ``code``: a KB asked in a language other than English
+    for the first time has its memories given their second vector in the background, starting now (recall finds them
+    by their first meanwhile)."""
+    if embeddings.get_multilingual() is None or code in languages.ENGLISH:
+        return
+    if [kb for kb in kbs if kb.asked_note(code)]:
+        jobs.task_enqueue("memories.tasks.reembed", group="reembed")
+
+
 def multilingual_batch() -> int:
     """Give the next batch of rows without their second vector theirs, chunks first; returns how many (0: none
     left, or the second vector is off)."""
     if embeddings.get_multilingual() is None:
         return 0
-    for table, without in WITHOUT.items():
+    for table, without in WITHOUT:
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT id, text FROM {table} WHERE {without} ORDER BY id LIMIT %s", [BATCH_ROWS])
             rows = cursor.fetchall()
@@ -59,7 +79,7 @@ def multilingual_due() -> bool:
     if embeddings.get_multilingual() is None:
         return False
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in WITHOUT.items()))
+        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in WITHOUT))
         return cursor.fetchone()[0]
 
 
@@ -67,8 +87,10 @@ def multilingual_left() -> int:
     """How many rows are left without their second vector (0 when it is off)."""
     if embeddings.get_multilingual() is None:
         return 0
+    tables = dict.fromkeys(table for table, _ in WITHOUT)
+    counts = [f"(SELECT count(*) FROM {t} WHERE {' OR '.join(f'({w})' for u, w in WITHOUT if u == t)})" for t in tables]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + " + ".join(f"(SELECT count(*) FROM {t} WHERE {w})" for t, w in WITHOUT.items()))
+        cursor.execute("SELECT " + " + ".join(counts))
         return cursor.fetchone()[0]
 
 

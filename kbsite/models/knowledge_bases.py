@@ -66,6 +66,14 @@ class KnowledgeBase(models.Model):
         editable=False,
         help_text="The languages its texts are in, as told; a question is searched in full text under each.",
     )
+    asked_languages = ArrayField(
+        models.CharField(max_length=8),
+        default=list,
+        blank=True,
+        editable=False,
+        help_text="The languages other than English its questions have come in, as told: its memories get a second, "
+        "multilingual vector, so that a question in one finds facts said in another.",
+    )
     # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
     term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
     vector_index = models.BooleanField(
@@ -116,17 +124,36 @@ class KnowledgeBase(models.Model):
 
     def languages_note(self, codes: list[str]) -> None:
         """Remember that the KB now holds texts in ``codes`` (its questions are searched under each)."""
-        new = sorted({code for code in codes if code} - set(self.languages))
+        self._codes_add("languages", codes)
+
+    def asked_note(self, code: str) -> bool:
+        """Remember that a question came in the language ``code``, when it is not English: its memories then get a
+        second, multilingual vector (memories.multilingual). Returns whether it was new to the KB."""
+        if code in languages.ENGLISH:
+            return False
+        return self._codes_add("asked_languages", [code])
+
+    @property
+    def across_languages(self) -> bool:
+        """Whether the KB has been asked in a language other than English: every one of its memories, English ones
+        too, is then given a multilingual vector (an English fact is found by a Spanish question)."""
+        return any(code not in languages.ENGLISH for code in self.asked_languages)
+
+    def _codes_add(self, field: str, codes: list[str]) -> bool:
+        """Add ``codes`` to the array ``field`` (one statement: two processes adding at once both count)."""
+        new = sorted({code for code in codes if code} - set(getattr(self, field)))
         if not new:
-            return
+            return False
         with connection.cursor() as cursor:
             cursor.execute(
-                "UPDATE memories_knowledgebase SET languages = languages || ARRAY("
-                "SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest(languages)) WHERE id = %s RETURNING languages",
+                f"UPDATE memories_knowledgebase SET {field} = {field} || ARRAY("
+                f"SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest({field})) WHERE id = %s RETURNING {field}",
                 [new, self.pk],
             )
             row = cursor.fetchone()
-        self.languages = row[0] if row else self.languages
+        if row:
+            setattr(self, field, row[0])
+        return bool(row)
 
     def ensure_folders(self) -> None:
         for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):

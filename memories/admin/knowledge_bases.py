@@ -52,7 +52,15 @@ class KnowledgeBaseAdmin(OperatedAdmin):
         jobs = [enqueue_consolidation(kb=kb) for kb in queryset]
         self.message_user(request, f"{len(jobs)} consolidation runs queued; see Job runs for what they did.")
 
-    readonly_fields = ["at_a_glance", "languages", "created_at", "updated_at", "folder_path", "vector_search"]
+    readonly_fields = [
+        "at_a_glance",
+        "languages",
+        "asked_languages",
+        "created_at",
+        "updated_at",
+        "folder_path",
+        "vector_search",
+    ]
 
     def get_readonly_fields(self, request, obj=None):
         # A KB stays with the bot it was made for: its folder is under that bot's id (KnowledgeBase.clean).

@@ -40,6 +40,7 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "records_chat",
             "language",
             "languages",
+            "asked_languages",
             "created_at",
             "updated_at",
             "memory_count",
@@ -54,7 +55,7 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
             "pending_jobs",
             "failed_jobs",
         ]
-        read_only_fields = ["created_at", "updated_at", "languages"]
+        read_only_fields = ["created_at", "updated_at", "languages", "asked_languages"]
         # Uniqueness per bot is checked in validate_name: the bot is not a field.
         validators = []
 

@@ -81,8 +81,9 @@ class Memory(models.Model):
     topics = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     importance = models.FloatField(default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)])
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
-    # In a language other than English, a second vector from multilingual-e5-small (MULTILINGUAL_VECTORS): what ask
-    # judges its closeness to a question in that language by (memories.multilingual).
+    # In a language other than English, or in a KB asked in one, a second vector from multilingual-e5-small
+    # (MULTILINGUAL_VECTORS): what recall finds it by, and ask judges its closeness by, across languages
+    # (memories.multilingual).
     multilingual_embedding = VectorField(dimensions=384, null=True, blank=True, editable=False)
     # In the HNSW index (its KB has outgrown exact search); otherwise found by an exact scan of its KB.
     in_vector_index = models.BooleanField(default=False, editable=False)

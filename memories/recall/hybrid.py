@@ -15,11 +15,12 @@ from kbsite import languages
 from kbsite.ai import embeddings
 from kbsite.ai.fusion import Fusion, pack
 from kbsite.ai.vectors import as_vectors, vector_literal
-from kbsite.languages.detection import query_language
+from kbsite.languages.detection import detect, query_language
 from kbsite.languages.fulltext import held
 from kbsite.models import KnowledgeBase
 from kbsite.replicas import reads
 from kbsite.stats import stats_add
+from memories.multilingual import kbs_asked_in
 from memories.recall.fulltext import fts_ranked
 from memories.recall.hits import Hit, hits_load, merged_by_turn, sources_attach
 from memories.recall.neighbours import conversation_context, supplements_find, turn_context
@@ -274,9 +275,15 @@ def query_embedding(query: str) -> Future:
 
 def multilingual_embedding(query: str, kbs) -> Future | None:
     """The question's multilingual embedding, computed on another thread, where the KBs hold memories in a language
-    other than English (memories.multilingual: an English question finds Spanish facts, a Spanish one their
-    paraphrase); else None."""
-    if embeddings.get_multilingual() is None or all(code in languages.ENGLISH for code in held(kbs)):
+    other than English or the question is in one (memories.multilingual: an English question finds Spanish facts, a
+    Spanish one their paraphrase, and English facts once the KB's memories have their second vector: the first
+    question in a language notes it on the KBs); else None."""
+    if embeddings.get_multilingual() is None:
+        return None
+    asked = detect(query)
+    if asked not in languages.ENGLISH:
+        kbs_asked_in(kbs, asked)
+    elif all(code in languages.ENGLISH for code in held(kbs)):
         return None
     return _embedder().submit(contextvars.copy_context().run, embeddings.embed_multilingual_query, query)
 

@@ -1,6 +1,7 @@
 """Memories' second, multilingual vector (memories/multilingual.py): a memory in a language other than English gets
 one as it is drawn, and offline ask judges closeness to a question in that language by it; English memories get
-none; those without one get theirs in the background. Sentences of our own."""
+none until their KB is asked in another language; those without one get theirs in the background. Sentences of our
+own."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.core.management import call_command
 from kbsite.models import KnowledgeBase
 from memories import reembedding
 from memories.models import Memory
+from tests.conftest import run_queued_tasks
 from tests.memories.recall.test_truth import ask, context, say
 
 CHAT = [
@@ -93,3 +95,43 @@ def test_a_large_kbs_memories_are_found_by_their_multilingual_vectors_through_th
     hits = api.post("/api/v1/kbs/notes/recall/", json={"query": "Does Marta do any water sports?", "k": 5}).json()
     swimming = next(h for h in hits["results"] if "nadar" in h["text"])
     assert "multilingual" in swimming["signals"]
+
+
+ENGLISH_CHAT = [
+    "Burnt the toast again this morning, the smoke alarm went off.",
+    "It has rained all day so I'm staying in with a film.",
+    "Finally tidied the box room, what a relief.",
+    "My neighbour plays the drums on Sunday mornings.",
+    "I love swimming in the sea first thing in the morning.",
+    "We went to the market on Saturday and bought strawberries.",
+    "I can't eat shellfish, it makes me really ill.",
+    "Our old dog Bruno sleeps most of the day now.",
+]
+
+
+def test_a_spanish_question_finds_english_facts_once_the_kb_has_been_asked_in_spanish(api, notes):
+    """The reverse of an English question about Spanish facts. An English KB's memories have no second vector; the
+    first question in Spanish notes the language on the KB and queues their second vectors, and then, asked in
+    Spanish in words the facts do not share, the block holds the swimming and ask names the shellfish. Before, ask
+    judged the English facts' closeness to a Spanish question by all-MiniLM-L6-v2 alone, and answered "No recuerdo
+    nada de eso."."""
+    say(api, "s1", *ENGLISH_CHAT)
+    assert not Memory.objects.filter(multilingual_embedding__isnull=False).exists()
+    context(api, "¿Practica algún deporte acuático?")
+    notes.refresh_from_db()
+    assert notes.asked_languages == ["es"]
+    run_queued_tasks()  # the background re-embedding the question queued
+    assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
+    block = context(api, "¿Practica algún deporte acuático?")
+    assert "swimming" in block
+    assert "shellfish" in ask(api, "¿Qué no debo cocinarle?")["answer"]
+
+
+def test_an_english_question_to_an_english_kb_notes_no_language_and_gives_no_second_vector(api, notes):
+    """Asked in English, an English KB stays as it was: no language noted, no memory given a second vector."""
+    say(api, "s1", *ENGLISH_CHAT)
+    context(api, "Does she do any water sports?")
+    notes.refresh_from_db()
+    assert notes.asked_languages == []
+    run_queued_tasks()
+    assert not Memory.objects.filter(multilingual_embedding__isnull=False).exists()
