@@ -17,6 +17,7 @@ import math
 import re
 import statistics
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -77,10 +78,12 @@ class Question:
     before: bool
 
     @classmethod
-    def read(cls, question: str, names: list[str] = ()) -> Question:
+    def read(cls, question: str, names: list[str] = (), also: Iterable[str] = ()) -> Question:
+        """``question`` read in the language in force; ``also``, the languages of the statements it is compared
+        with (the words of the subjects it asks about are wanted in each)."""
         lang = languages.current().words
         return cls(
-            wanted=frozenset(stems(content_words(question) + concept_words(question) + list(names))),
+            wanted=frozenset(stems(content_words(question) + concept_words(question, also) + list(names))),
             slots=frozenset(slots_asked(question)),
             when=lang.WHEN.search(question) is not None,
             where=lang.WHERE.search(question) is not None,

@@ -90,7 +90,7 @@ def _ranked(
 ) -> tuple[Question, dict, list[Candidate]]:
     """The question as read, the statements held earlier (what a newer fact says otherwise: left out, unless it
     asks how things were before), and the block's other statements ranked (memories.recall.answer_ranking)."""
-    asked = Question.read(question, names)
+    asked = Question.read(question, names, also={h.language for h in hits if h.type == "memory"})
     earlier = {} if asked.before else held_earlier(hits)
     statements = [
         (rank, hit, pk, text)

@@ -10,6 +10,7 @@ what qualifies a memory for the context block and an answer.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from kbsite import languages
 from kbsite.languages.reading import Concept
@@ -20,11 +21,19 @@ def concepts_asked(question: str) -> list[Concept]:
     return [c for c in languages.current().concepts.CONCEPTS if c.asks.search(question)]
 
 
-def concept_words(question: str) -> list[str]:
-    """The words of the subjects ``question`` asks about, not already in it."""
+def concept_words(question: str, also: Iterable[str] = ()) -> list[str]:
+    """The words of the subjects ``question`` asks about, not already in it; with ``also`` (the codes of the
+    languages the facts searched are in), the same subjects' words in each of those languages too: a Spanish
+    question about work is searched for "job" and "office" among English facts."""
     asked = set(re.findall(r"\w+", question.lower()))
+    subjects = concepts_asked(question)
+    named = {concept.name for concept in subjects}
+    current = languages.current_code()
+    for code in dict.fromkeys(also):
+        if code and code != current and code in languages.READ:
+            subjects += [c for c in languages.get(code).concepts.CONCEPTS if c.name in named]
     out: list[str] = []
-    for concept in concepts_asked(question):
+    for concept in subjects:
         out += [w for w in concept.words if w not in asked and w not in out]
     return out
 

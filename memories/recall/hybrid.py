@@ -79,7 +79,7 @@ class RecallQuery:
     def parsed(self) -> ParsedQuery:
         """The question read once, in its own language, for everything that reads it (recall, the block)."""
         with languages.override(self.language):
-            return query_parse(self.text, self.end_user_id)
+            return query_parse(self.text, self.end_user_id, held(self.kbs))
 
     def scope(self) -> Scope:
         return Scope(

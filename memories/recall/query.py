@@ -3,7 +3,7 @@ June, 2023", "in May 2022"), the people in it, the subjects it asks about."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -26,11 +26,12 @@ class ParsedQuery:
     where: bool = False
 
 
-def query_parse(text: str, end_user_id: int | None) -> ParsedQuery:
-    """``text`` read in the current language (:func:`kbsite.languages.override` it to the question's)."""
+def query_parse(text: str, end_user_id: int | None, held: Iterable[str] = ()) -> ParsedQuery:
+    """``text`` read in the current language (:func:`kbsite.languages.override` it to the question's); ``held``,
+    the languages of the facts searched (the subjects' words are searched in each)."""
     return ParsedQuery(
         tsquery=text_query(text),
-        about=tuple(subject_words(text, end_user_id)),
+        about=tuple(subject_words(text, end_user_id, held)),
         period=query_period(text),
         names=named(text),
         where=languages.current().words.WHERE.search(text) is not None,

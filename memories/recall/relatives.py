@@ -7,6 +7,8 @@ the sentence embedding barely ranks it. The user's facts that name her relation 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.postgres.search import SearchQuery
 
 from kbsite import languages
@@ -17,13 +19,14 @@ from memories.recall.concepts import concept_words
 FACTS_READ = 50
 
 
-def subject_words(query: str, end_user_id: int | None) -> list[str]:
+def subject_words(query: str, end_user_id: int | None, also: Iterable[str] = ()) -> list[str]:
     """What a question about one end user is also searched for: the words of the subjects it asks about ("tell me
-    about the family": "sister") and the names of the people it names by relation ("his wife": "priya"). The user's
-    own facts are about them; shared knowledge, about anyone, is not widened (no end user: none)."""
+    about the family": "sister"; in each language of ``also`` too, those the facts are in) and the names of the
+    people it names by relation ("his wife": "priya"). The user's own facts are about them; shared knowledge, about
+    anyone, is not widened (no end user: none)."""
     if end_user_id is None:
         return []
-    return concept_words(query) + relatives_named(query, end_user_id)
+    return concept_words(query, also) + relatives_named(query, end_user_id)
 
 
 def relatives_named(query: str, end_user_id: int | None) -> list[str]:

@@ -100,3 +100,17 @@ def test_what_a_question_asks_and_the_time_it_names():
     assert slots_asked("¿Dónde vive ahora Inés?") == {"residence", "address"}
     start, end = query_period("¿Qué pasó en marzo de 2024?")
     assert (start.month, start.year, end.month) == (3, 2024, 4)
+
+
+def test_a_question_about_a_subject_wants_its_words_in_the_languages_of_the_facts_too():
+    """ "¿Tiene mascotas?" asks about pets: among Spanish facts it wants "perro" and "gato"; among English facts
+    (``also``) "dog" and "cat" as well, and the same through the parsed query recall searches in full text. A
+    language the facts are in that is the question's own adds nothing."""
+    from memories.recall.concepts import concept_words
+    from memories.recall.query import query_parse
+
+    spanish = concept_words("¿Tiene mascotas?")
+    assert {"perro", "gato"} <= set(spanish) and not {"dog", "cat"} & set(spanish)
+    assert {"perro", "gato", "dog", "cat"} <= set(concept_words("¿Tiene mascotas?", also=["en"]))
+    assert concept_words("¿Tiene mascotas?", also=["es", ""]) == spanish
+    assert {"dog", "cat"} <= set(query_parse("¿Tiene mascotas?", end_user_id=1, held=["en"]).about)
