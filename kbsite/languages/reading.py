@@ -107,6 +107,11 @@ class Concept:
     slots: tuple[str, ...] = ()  # the one-valued attributes it asks for (ingest.statements' slots)
 
 
+def kin(relations: dict[str, str]) -> dict[str, str]:
+    """Each word of ``relations`` (a relation, by the words of a language that name it) by the relation it names."""
+    return {word: relation for relation, words in relations.items() for word in words.split()}
+
+
 def concept(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Concept:
     """A subject: ``asks``, the alternatives of a question about it (a regex, whole words); ``words``, those that
     state its facts; ``slots``, the one-valued attributes it asks for."""

@@ -115,7 +115,7 @@ def ask_candidates(*, kb: KnowledgeBase, question: str, caller: Caller, k: int =
     benchmarks.ask_weights, which fits the ranking's weights)."""
     with languages.override(query_language(question, [kb])):
         got, hits = _block(kb=kb, question=question, k=k, budget_chars=4000, caller=caller)
-        names = relatives_named(question, caller.end_user_id)
+        names = relatives_named(question, caller.end_user_id, kb.languages)
         profile = frozenset(h.id for h in got.profile)
         return _ranked(question, hits, got.vector, names, profile, got.multilingual_vector)[2]
 
@@ -270,7 +270,8 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     given = {pk for h in hits if h.type == "memory" for pk in h.ids}
     state = budgets.llm_state(kb.bot_id) if given else budgets.OFFLINE
     if state != budgets.LLM:
-        names = relatives_named(question, caller.end_user_id)  # one query, and only if it names a relation
+        # One query a language the KB holds, and only if it names a relation.
+        names = relatives_named(question, caller.end_user_id, kb.languages)
         profile = frozenset(h.id for h in got.profile)
         answer, citations = _extractive(
             question, hits, got.vector, names, caller.end_user_id, profile, got.multilingual_vector

@@ -26,18 +26,33 @@ def subject_words(query: str, end_user_id: int | None, also: Iterable[str] = ())
     anyone, is not widened (no end user: none)."""
     if end_user_id is None:
         return []
-    return concept_words(query, also) + relatives_named(query, end_user_id)
+    return concept_words(query, also) + relatives_named(query, end_user_id, also)
 
 
-def relatives_named(query: str, end_user_id: int | None) -> list[str]:
+def relatives_named(query: str, end_user_id: int | None, also: Iterable[str] = ()) -> list[str]:
     """The names (lower case) of the people ``query`` names by their relation to the end user, as the user's live
-    facts name them; none for a query naming no relation, or of no end user."""
+    facts name them, in the question's language and in each language of ``also`` (those the facts are in: "el marido
+    de Paz" finds "my husband Rodrigo"); none for a query naming no relation, or of no end user."""
     words = languages.current().relations
     asked = {word for word in words.WORD.findall(query.lower()) if word in words.RELATIONS}
     if not asked or end_user_id is None:
         return []
+    relations = {words.KIN[word] for word in asked}
+    names = _named_by(words, asked, end_user_id)
+    current = languages.current_code()
+    for code in dict.fromkeys(also):
+        if code and code != current and code in languages.READ:
+            theirs = languages.get(code).relations
+            said = {word for word, relation in theirs.KIN.items() if relation in relations}
+            names += [name for name in _named_by(theirs, said, end_user_id) if name not in names]
+    return names[:3]
+
+
+def _named_by(words, asked: set[str], end_user_id: int) -> list[str]:
+    """The names the user's live facts give the people of the relations ``asked`` (words of the language whose
+    relations module is ``words``); a partner by whatever title they had when named."""
     if asked & words.PARTNER:
-        asked |= words.PARTNER
+        asked = asked | words.PARTNER
     terms = " | ".join(sorted(asked))
     texts = (
         Memory.objects.live()

@@ -4,10 +4,29 @@ from __future__ import annotations
 
 import re
 
-RELATIONS = frozenset(
-    "frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte schwester bruder mutter mama "
-    "vater papa sohn tochter oma opa tante onkel cousin cousine chef chefin mitbewohner mitbewohnerin".split()
+from kbsite.languages.reading import kin
+
+# How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
+# relations are the same in every language's module: a question in one finds a relative named in another's facts).
+KIN = kin(
+    {
+        "partner": "frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte",
+        "sister": "schwester",
+        "brother": "bruder",
+        "mother": "mutter mama",
+        "father": "vater papa",
+        "son": "sohn",
+        "daughter": "tochter",
+        "grandmother": "oma",
+        "grandfather": "opa",
+        "aunt": "tante",
+        "uncle": "onkel",
+        "cousin": "cousin cousine",
+        "boss": "chef chefin",
+        "flatmate": "mitbewohner mitbewohnerin",
+    }
 )
+RELATIONS = frozenset(KIN)
 PARTNER = frozenset("frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte".split())
 NOT_NAMES = frozenset("ich ist war und aber der die das ein eine in wohnt arbeitet".split())
 WORD = re.compile(r"[\w'’]+")

@@ -5,12 +5,31 @@ from __future__ import annotations
 
 import re
 
-# How people stand to the user, as a question asks and a fact says it.
-RELATIONS = frozenset(
-    "wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée sister brother mum mom mother dad "
-    "father son daughter grandma grandmother grandpa grandfather nan gran aunt uncle cousin niece nephew boss flatmate "
-    "roommate housemate".split()
+from kbsite.languages.reading import kin
+
+# How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
+# relations are the same in every language's module: a question in one finds a relative named in another's facts).
+KIN = kin(
+    {
+        "partner": "wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée",
+        "sister": "sister",
+        "brother": "brother",
+        "mother": "mum mom mother",
+        "father": "dad father",
+        "son": "son",
+        "daughter": "daughter",
+        "grandmother": "grandma grandmother nan gran",
+        "grandfather": "grandpa grandfather",
+        "aunt": "aunt",
+        "uncle": "uncle",
+        "cousin": "cousin",
+        "niece": "niece",
+        "nephew": "nephew",
+        "boss": "boss",
+        "flatmate": "flatmate roommate housemate",
+    }
 )
+RELATIONS = frozenset(KIN)
 # One's partner, by whatever title they had when named ("his wife" was "my fiancée Priya" a year before).
 PARTNER = frozenset("wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée gf bf".split())
 # Names never taken for a relative's: "my sister Is…" is no name.

@@ -5,10 +5,33 @@ from __future__ import annotations
 
 import re
 
-RELATIONS = frozenset(
-    "mujer marido esposo esposa pareja novio novia prometido prometida hermana hermano madre mamá padre papá hijo "
-    "hija abuela abuelo tía tío prima primo sobrina sobrino jefe jefa compañera compañero suegra suegro".split()
+from kbsite.languages.reading import kin
+
+# How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
+# relations are the same in every language's module: a question in one finds a relative named in another's facts).
+KIN = kin(
+    {
+        "partner": "mujer marido esposo esposa pareja novio novia prometido prometida",
+        "sister": "hermana",
+        "brother": "hermano",
+        "mother": "madre mamá",
+        "father": "padre papá",
+        "son": "hijo",
+        "daughter": "hija",
+        "grandmother": "abuela",
+        "grandfather": "abuelo",
+        "aunt": "tía",
+        "uncle": "tío",
+        "cousin": "prima primo",
+        "niece": "sobrina",
+        "nephew": "sobrino",
+        "boss": "jefe jefa",
+        "colleague": "compañera compañero",
+        "mother-in-law": "suegra",
+        "father-in-law": "suegro",
+    }
 )
+RELATIONS = frozenset(KIN)
 # One's partner, by whatever title they had when named.
 PARTNER = frozenset("mujer marido esposo esposa pareja novio novia prometido prometida chico chica".split())
 # Names never taken for a relative's.

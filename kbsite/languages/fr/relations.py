@@ -4,10 +4,29 @@ from __future__ import annotations
 
 import re
 
-RELATIONS = frozenset(
-    "femme mari conjoint conjointe copain copine compagnon compagne fiancé fiancée sœur frère mère maman père papa "
-    "fils fille grand-mère grand-père tante oncle cousin cousine chef cheffe colocataire coloc".split()
+from kbsite.languages.reading import kin
+
+# How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
+# relations are the same in every language's module: a question in one finds a relative named in another's facts).
+KIN = kin(
+    {
+        "partner": "femme mari conjoint conjointe copain copine compagnon compagne fiancé fiancée",
+        "sister": "sœur",
+        "brother": "frère",
+        "mother": "mère maman",
+        "father": "père papa",
+        "son": "fils",
+        "daughter": "fille",
+        "grandmother": "grand-mère",
+        "grandfather": "grand-père",
+        "aunt": "tante",
+        "uncle": "oncle",
+        "cousin": "cousin cousine",
+        "boss": "chef cheffe",
+        "flatmate": "colocataire coloc",
+    }
 )
+RELATIONS = frozenset(KIN)
 PARTNER = frozenset("femme mari conjoint conjointe copain copine compagnon compagne fiancé fiancée".split())
 NOT_NAMES = frozenset("je est était et mais le la les un une en habite travaille".split())
 WORD = re.compile(r"[\w'’-]+")

@@ -5,10 +5,29 @@ from __future__ import annotations
 
 import re
 
-RELATIONS = frozenset(
-    "mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva irmã irmão mãe mamãe pai "
-    "papai filho filha avó avô tia tio primo prima chefe colega".split()
+from kbsite.languages.reading import kin
+
+# How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
+# relations are the same in every language's module: a question in one finds a relative named in another's facts).
+KIN = kin(
+    {
+        "partner": "mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva",
+        "sister": "irmã",
+        "brother": "irmão",
+        "mother": "mãe mamãe",
+        "father": "pai papai",
+        "son": "filho",
+        "daughter": "filha",
+        "grandmother": "avó",
+        "grandfather": "avô",
+        "aunt": "tia",
+        "uncle": "tio",
+        "cousin": "primo prima",
+        "boss": "chefe",
+        "colleague": "colega",
+    }
 )
+RELATIONS = frozenset(KIN)
 PARTNER = frozenset("mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva".split())
 NOT_NAMES = frozenset("eu é era e mas o a os as um uma em mora trabalha".split())
 WORD = re.compile(r"[\w'’-]+")

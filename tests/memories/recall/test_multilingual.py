@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from django.core.management import call_command
 
-from kbsite.models import KnowledgeBase
+from kbsite import languages
+from kbsite.models import EndUser, KnowledgeBase
 from memories import reembedding
 from memories.models import Memory
+from memories.recall.relatives import relatives_named
 from tests.conftest import run_queued_tasks
 from tests.memories.recall.test_truth import ask, context, say
 
@@ -135,3 +137,14 @@ def test_an_english_question_to_an_english_kb_notes_no_language_and_gives_no_sec
     assert notes.asked_languages == []
     run_queued_tasks()
     assert not Memory.objects.filter(multilingual_embedding__isnull=False).exists()
+
+
+def test_a_relative_asked_of_in_spanish_is_found_by_name_in_english_facts(api, notes):
+    """ "¿Cómo se llama el marido de Inés?" names a relation Spanish calls "marido": among English facts, the user's
+    "my husband Rodrigo" gives his name (each language's relations are the same: partner, sister…); asked without
+    the English facts' language, none."""
+    say(api, "s1", "My husband Rodrigo works nights at the hospital.", "We adopted a cat called Miso last spring.")
+    user = EndUser.objects.get(external_id="alice")
+    with languages.override("es"):  # as ask reads a question: in its own language
+        assert relatives_named("¿Cómo se llama el marido de Inés?", user.pk, also=["en"]) == ["rodrigo"]
+        assert relatives_named("¿Cómo se llama el marido de Inés?", user.pk) == []
