@@ -44,7 +44,8 @@ def relatives_named(query: str, end_user_id: int | None, also: Iterable[str] = (
         if code and code != current and code in languages.READ:
             theirs = languages.get(code).relations
             said = {word for word, relation in theirs.KIN.items() if relation in relations}
-            names += [name for name in _named_by(theirs, said, end_user_id) if name not in names]
+            if said:  # a relation the language has no word of (German: a niece) asks nothing of its facts
+                names += [name for name in _named_by(theirs, said, end_user_id) if name not in names]
     return names[:3]
 
 
