@@ -140,20 +140,25 @@ class KnowledgeBase(models.Model):
         return any(code not in languages.ENGLISH for code in self.asked_languages)
 
     def _codes_add(self, field: str, codes: list[str]) -> bool:
-        """Add ``codes`` to the array ``field`` (one statement: two processes adding at once both count)."""
+        """Add ``codes`` to the array ``field`` (one statement: two processes adding at once both count); returns
+        whether the stored array gained one (this copy may be older than the row: another process's addition, or a
+        replica's copy, gains nothing)."""
         new = sorted({code for code in codes if code} - set(getattr(self, field)))
         if not new:
             return False
         with connection.cursor() as cursor:
             cursor.execute(
+                f"WITH before AS (SELECT {field} AS codes FROM memories_knowledgebase WHERE id = %s) "
                 f"UPDATE memories_knowledgebase SET {field} = {field} || ARRAY("
-                f"SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest({field})) WHERE id = %s RETURNING {field}",
-                [new, self.pk],
+                f"SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest({field})) WHERE id = %s "
+                f"RETURNING {field}, (SELECT cardinality(codes) FROM before)",
+                [self.pk, new, self.pk],
             )
             row = cursor.fetchone()
-        if row:
-            setattr(self, field, row[0])
-        return bool(row)
+        if not row:
+            return False
+        setattr(self, field, row[0])
+        return len(row[0]) > (row[1] or 0)
 
     def ensure_folders(self) -> None:
         for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):

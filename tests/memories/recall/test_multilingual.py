@@ -148,3 +148,13 @@ def test_a_relative_asked_of_in_spanish_is_found_by_name_in_english_facts(api, n
     with languages.override("es"):  # as ask reads a question: in its own language
         assert relatives_named("¿Cómo se llama el marido de Inés?", user.pk, also=["en"]) == ["rodrigo"]
         assert relatives_named("¿Cómo se llama el marido de Inés?", user.pk) == []
+
+
+def test_a_language_another_process_noted_first_is_not_new(api, notes):
+    """Two copies of one KB (two web processes, or a replica's older copy) noting Spanish: only the first note is
+    new, so the background re-embedding is queued once; English is never noted."""
+    other = KnowledgeBase.objects.get(pk=notes.pk)
+    assert notes.asked_note("es") is True
+    assert other.asked_note("es") is False
+    assert other.asked_languages == ["es"]
+    assert notes.asked_note("en") is False and notes.asked_note("") is False
