@@ -525,14 +525,16 @@ def translated(cases: dict) -> dict[str, list[dict]] | None:
     return {"native": native, **asks} if asks else None
 
 
-def _across_ready(url: str, headers: dict, question: dict) -> None:
-    """Ask ``question`` once, then wait for the KB's memories to get the second vector its language wants
-    (memories.multilingual: the first question in a language other than English starts it), as a KB asked in that
-    language for a while has them."""
+def _across_ready(url: str, headers: dict, questions: list[dict]) -> None:
+    """Ask the first ``questions`` (as many as a KB counts before it notes their language), then wait for the KB's
+    memories to get the second vector their language wants (memories.multilingual), as a KB asked in that language
+    for a while has them."""
+    from kbsite.models.knowledge_bases import ASKED_NOTED
     from memories.multilingual import multilingual_left
 
-    params = {"query": question["question"], "user_id": question["user_id"]}
-    requests.get(f"{url}/api/v1/context/", params=params, headers=headers, timeout=60)
+    for question in questions[:ASKED_NOTED]:
+        params = {"query": question["question"], "user_id": question["user_id"]}
+        requests.get(f"{url}/api/v1/context/", params=params, headers=headers, timeout=60)
     deadline = time.monotonic() + 900
     while multilingual_left() and time.monotonic() < deadline:
         time.sleep(1)
@@ -553,7 +555,7 @@ def run_mode(cases: dict, env: dict, mode: str, asks: dict[str, list[dict]] | No
         for label, questions in asks.items():
             print(f"\n-- asked: {label} --")
             if label in TRANSLATIONS.values():
-                _across_ready(url, headers, questions[0])
+                _across_ready(url, headers, questions)
             outcomes = _ask_all(url, headers, {**cases, "questions": questions}, replay)
             figures[label] = report(outcomes, mode, quiet=sealed(cases))
         return figures

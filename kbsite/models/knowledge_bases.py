@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from django.conf import settings
@@ -16,6 +17,9 @@ from kbsite import languages
 from kbsite.languages import detection
 from kbsite.models.bots import Bot
 from kbsite.models.names import name_validator
+
+# Questions told in one language other than English before a KB notes it (KnowledgeBase.asked_note).
+ASKED_NOTED = 3
 
 
 class KnowledgeBaseQuerySet(models.QuerySet):
@@ -71,9 +75,11 @@ class KnowledgeBase(models.Model):
         default=list,
         blank=True,
         editable=False,
-        help_text="The languages other than English its questions have come in, as told: its memories get a second, "
-        "multilingual vector, so that a question in one finds facts said in another.",
+        help_text="The languages other than English its questions have come in, as told (three questions in each): "
+        "its memories get a second, multilingual vector, so that a question in one finds facts said in another.",
     )
+    # How many questions have been told in each language other than English, until it is noted in asked_languages.
+    asked_counts = models.JSONField(default=dict, blank=True, editable=False)
     # Live memories when the word statistics (memories' TermStat) were last counted; 0 = none kept.
     term_stats_memories = models.PositiveIntegerField(default=0, editable=False)
     vector_index = models.BooleanField(
@@ -127,12 +133,27 @@ class KnowledgeBase(models.Model):
         self._codes_add("languages", codes)
 
     def asked_note(self, code: str) -> bool:
-        """Remember that a question came in the language ``code``, when it is not English: its memories then get a
-        second, multilingual vector (memories.multilingual). Returns whether it was new to the KB."""
-        if code in languages.ENGLISH:
+        """Count a question told in the language ``code``, when it is not English; at the ASKED_NOTED-th, note the
+        language: its memories then get a second, multilingual vector (memories.multilingual). A few questions, not
+        one: a short English line with a foreign name in it is now and then told as another language ("Dinner at
+        La Paloma": Norwegian), and a note is for good. Returns whether the language was noted by this call (not
+        before it, nor by another process)."""
+        if code in languages.ENGLISH or code in self.asked_languages:
+            return False
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE memories_knowledgebase SET asked_counts = jsonb_set(asked_counts, ARRAY[%s], "
+                "to_jsonb(coalesce((asked_counts ->> %s)::int, 0) + 1)) "
+                "WHERE id = %s AND NOT asked_languages @> ARRAY[%s]::varchar[] RETURNING asked_counts",
+                [code, code, self.pk, code],
+            )
+            row = cursor.fetchone()
+        if not row:
+            return False  # noted already (this copy is older than the row)
+        self.asked_counts = row[0] if isinstance(row[0], dict) else json.loads(row[0])
+        if self.asked_counts.get(code, 0) < ASKED_NOTED:
             return False
         return self._codes_add("asked_languages", [code])
-
     @property
     def across_languages(self) -> bool:
         """Whether the KB has been asked in a language other than English: every one of its memories, English ones
@@ -140,25 +161,25 @@ class KnowledgeBase(models.Model):
         return any(code not in languages.ENGLISH for code in self.asked_languages)
 
     def _codes_add(self, field: str, codes: list[str]) -> bool:
-        """Add ``codes`` to the array ``field`` (one statement: two processes adding at once both count); returns
-        whether the stored array gained one (this copy may be older than the row: another process's addition, or a
-        replica's copy, gains nothing)."""
+        """Add ``codes`` to the array ``field`` (one statement: of two processes adding the same code at once, one
+        adds it); returns whether this call added any (this copy may be older than the row: another process's
+        addition, or a replica's copy, adds nothing)."""
+        assert field in ("languages", "asked_languages")
         new = sorted({code for code in codes if code} - set(getattr(self, field)))
         if not new:
             return False
         with connection.cursor() as cursor:
             cursor.execute(
-                f"WITH before AS (SELECT {field} AS codes FROM memories_knowledgebase WHERE id = %s) "
                 f"UPDATE memories_knowledgebase SET {field} = {field} || ARRAY("
-                f"SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest({field})) WHERE id = %s "
-                f"RETURNING {field}, (SELECT cardinality(codes) FROM before)",
-                [self.pk, new, self.pk],
+                f"SELECT unnest(%s::varchar[]) EXCEPT SELECT unnest({field})) "
+                f"WHERE id = %s AND NOT {field} @> %s::varchar[] RETURNING {field}",
+                [new, self.pk, new],
             )
             row = cursor.fetchone()
         if not row:
             return False
         setattr(self, field, row[0])
-        return len(row[0]) > (row[1] or 0)
+        return True
 
     def ensure_folders(self) -> None:
         for path in (self.inbox_dir, self.processed_dir, self.failed_dir, self.knowledge_dir):

@@ -37,23 +37,24 @@ def relatives_named(query: str, end_user_id: int | None, also: Iterable[str] = (
     asked = {word for word in words.WORD.findall(query.lower()) if word in words.RELATIONS}
     if not asked or end_user_id is None:
         return []
-    relations = {words.KIN[word] for word in asked}
+    relations = {words.KIN[word] for word in asked - words.AMBIGUOUS}  # "Freundin" is carried to no other language
     names = _named_by(words, asked, end_user_id)
     current = languages.current_code()
     for code in dict.fromkeys(also):
         if code and code != current and code in languages.READ:
             theirs = languages.get(code).relations
-            said = {word for word, relation in theirs.KIN.items() if relation in relations}
+            said = {word for word, relation in theirs.KIN.items() if relation in relations} - theirs.AMBIGUOUS
             if said:  # a relation the language has no word of (German: a niece) asks nothing of its facts
-                names += [name for name in _named_by(theirs, said, end_user_id) if name not in names]
+                names += [name for name in _named_by(theirs, said, end_user_id, carried=True) if name not in names]
     return names[:3]
 
 
-def _named_by(words, asked: set[str], end_user_id: int) -> list[str]:
+def _named_by(words, asked: set[str], end_user_id: int, carried: bool = False) -> list[str]:
     """The names the user's live facts give the people of the relations ``asked`` (words of the language whose
-    relations module is ``words``); a partner by whatever title they had when named."""
+    relations module is ``words``); a partner by whatever title they had when named (asked in another language,
+    ``carried``: by none of the titles that also name a friend)."""
     if asked & words.PARTNER:
-        asked = asked | words.PARTNER
+        asked = asked | (words.PARTNER - words.AMBIGUOUS if carried else words.PARTNER)
     terms = " | ".join(sorted(asked))
     texts = (
         Memory.objects.live()

@@ -27,6 +27,8 @@ KIN = kin(
     }
 )
 RELATIONS = frozenset(KIN)
+# Words that name a friend or a partner: read as said, never carried to facts in another language.
+AMBIGUOUS = frozenset("freund freundin".split())
 PARTNER = frozenset("frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte".split())
 NOT_NAMES = frozenset("ich ist war und aber der die das ein eine in wohnt arbeitet".split())
 WORD = re.compile(r"[\w'’]+")

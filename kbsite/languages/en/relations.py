@@ -30,6 +30,8 @@ KIN = kin(
     }
 )
 RELATIONS = frozenset(KIN)
+# Words that name more than one relation, never carried to facts in another language: none.
+AMBIGUOUS: frozenset[str] = frozenset()
 # One's partner, by whatever title they had when named ("his wife" was "my fiancée Priya" a year before).
 PARTNER = frozenset("wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée gf bf".split())
 # Names never taken for a relative's: "my sister Is…" is no name.

@@ -32,6 +32,8 @@ KIN = kin(
     }
 )
 RELATIONS = frozenset(KIN)
+# Words that name a flatmate or a colleague: read as said, never carried to facts in another language.
+AMBIGUOUS = frozenset("compañera compañero".split())
 # One's partner, by whatever title they had when named.
 PARTNER = frozenset("mujer marido esposo esposa pareja novio novia prometido prometida chico chica".split())
 # Names never taken for a relative's.

@@ -27,6 +27,8 @@ KIN = kin(
     }
 )
 RELATIONS = frozenset(KIN)
+# Words that name a friend or a partner: read as said, never carried to facts in another language.
+AMBIGUOUS = frozenset("copain copine".split())
 PARTNER = frozenset("femme mari conjoint conjointe copain copine compagnon compagne fiancé fiancée".split())
 NOT_NAMES = frozenset("je est était et mais le la les un une en habite travaille".split())
 WORD = re.compile(r"[\w'’-]+")

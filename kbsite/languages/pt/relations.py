@@ -28,6 +28,8 @@ KIN = kin(
     }
 )
 RELATIONS = frozenset(KIN)
+# Words that name more than one relation, never carried to facts in another language: none.
+AMBIGUOUS: frozenset[str] = frozenset()
 PARTNER = frozenset("mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva".split())
 NOT_NAMES = frozenset("eu é era e mas o a os as um uma em mora trabalha".split())
 WORD = re.compile(r"[\w'’-]+")

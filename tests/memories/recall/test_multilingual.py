@@ -113,12 +113,16 @@ ENGLISH_CHAT = [
 
 def test_a_spanish_question_finds_english_facts_once_the_kb_has_been_asked_in_spanish(api, notes):
     """The reverse of an English question about Spanish facts. An English KB's memories have no second vector; the
-    first question in Spanish notes the language on the KB and queues their second vectors, and then, asked in
+    third question in Spanish notes the language on the KB and queues their second vectors, and then, asked in
     Spanish in words the facts do not share, the block holds the swimming and ask names the shellfish. Before, ask
     judged the English facts' closeness to a Spanish question by all-MiniLM-L6-v2 alone, and answered "No recuerdo
     nada de eso."."""
     say(api, "s1", *ENGLISH_CHAT)
     assert not Memory.objects.filter(multilingual_embedding__isnull=False).exists()
+    for question in ["¿Practica algún deporte acuático?", "¿Tiene mascotas en casa?"]:
+        context(api, question)
+    notes.refresh_from_db()
+    assert notes.asked_languages == []  # two questions: not yet (one may be an English line told otherwise)
     context(api, "¿Practica algún deporte acuático?")
     notes.refresh_from_db()
     assert notes.asked_languages == ["es"]
@@ -151,10 +155,21 @@ def test_a_relative_asked_of_in_spanish_is_found_by_name_in_english_facts(api, n
 
 
 def test_a_language_another_process_noted_first_is_not_new(api, notes):
-    """Two copies of one KB (two web processes, or a replica's older copy) noting Spanish: only the first note is
-    new, so the background re-embedding is queued once; English is never noted."""
+    """Spanish is noted at the third question told in it (two web processes counting on one KB), once: a copy of the
+    KB older than the note (another process's, or a replica's) notes nothing, so the background re-embedding is
+    queued once; English is never counted."""
     other = KnowledgeBase.objects.get(pk=notes.pk)
+    assert [notes.asked_note("es"), other.asked_note("es")] == [False, False]
     assert notes.asked_note("es") is True
     assert other.asked_note("es") is False
-    assert other.asked_languages == ["es"]
+    other.refresh_from_db()
+    assert other.asked_languages == ["es"] and other.asked_counts == {"es": 3}
     assert notes.asked_note("en") is False and notes.asked_note("") is False
+
+
+def test_a_word_for_a_friend_or_a_partner_is_not_carried_to_another_language(api, notes):
+    """German "Freund" is a friend as often as a boyfriend: asked in English for her boyfriend, "Mein Freund Tom"
+    gives no name, while "mein Mann Jonas" gives her husband's."""
+    say(api, "s1", "Mein Freund Tom kommt am Samstag zum Grillen.", "Mein Mann Jonas arbeitet bei der Bahn in Köln.")
+    user = EndUser.objects.get(external_id="alice")
+    assert relatives_named("What's her boyfriend called?", user.pk, also=["de"]) == ["jonas"]
