@@ -538,7 +538,7 @@ def _across_ready(url: str, headers: dict, questions: list[dict]) -> None:
     deadline = time.monotonic() + 900
     while multilingual_left() and time.monotonic() < deadline:
         time.sleep(1)
-    print(f"second vectors left to give after the first question: {multilingual_left()}", flush=True)
+    print(f"second vectors left to give after the first questions: {multilingual_left()}", flush=True)
 
 
 def run_mode(cases: dict, env: dict, mode: str, asks: dict[str, list[dict]] | None = None) -> dict:
