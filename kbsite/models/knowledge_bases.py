@@ -154,11 +154,13 @@ class KnowledgeBase(models.Model):
         if self.asked_counts.get(code, 0) < ASKED_NOTED:
             return False
         return self._codes_add("asked_languages", [code])
+
     @property
     def across_languages(self) -> bool:
-        """Whether the KB has been asked in a language other than English: every one of its memories, English ones
-        too, is then given a multilingual vector (an English fact is found by a Spanish question)."""
-        return any(code not in languages.ENGLISH for code in self.asked_languages)
+        """Whether the KB has been asked in a language other than English (the only kind asked_note notes): every
+        one of its memories, English ones too, is then given a multilingual vector (an English fact is found by a
+        Spanish question)."""
+        return bool(self.asked_languages)
 
     def _codes_add(self, field: str, codes: list[str]) -> bool:
         """Add ``codes`` to the array ``field`` (one statement: of two processes adding the same code at once, one

@@ -134,11 +134,13 @@ def test_a_spanish_question_finds_english_facts_once_the_kb_has_been_asked_in_sp
 
 
 def test_an_english_question_to_an_english_kb_notes_no_language_and_gives_no_second_vector(api, notes):
-    """Asked in English, an English KB stays as it was: no language noted, no memory given a second vector."""
+    """Asked in English, an English KB stays as it was: no language counted or noted, no memory given a second
+    vector (three questions: as many as note a language other than English)."""
     say(api, "s1", *ENGLISH_CHAT)
-    context(api, "Does she do any water sports?")
+    for question in ["Does she do any water sports?", "What should I not cook for her?", "Does she have a dog?"]:
+        context(api, question)
     notes.refresh_from_db()
-    assert notes.asked_languages == []
+    assert notes.asked_languages == [] and notes.asked_counts == {}
     run_queued_tasks()
     assert not Memory.objects.filter(multilingual_embedding__isnull=False).exists()
 
