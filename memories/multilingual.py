@@ -19,8 +19,9 @@ from kbsite.ai.vectors import as_vectors, vector_cursor
 from memories.models import Memory
 
 BATCH_ROWS = 64
-# The rows still without their second vector, by table (partial indexes keep finding them cheap): chunks, memories in
-# a language other than English, and the rest of the memories of KBs asked in one.
+# The rows still without their second vector, by table: chunks and memories in a language other than English (partial
+# indexes keep finding them cheap), and the rest of the memories of KBs asked in one (no index: a scan of those KBs'
+# rows, each minute the healing asks).
 WITHOUT = [
     ("knowledge_chunk", "multilingual_embedding IS NULL AND embedding IS NOT NULL"),
     (
@@ -49,9 +50,9 @@ def memories_multilingual(memories: list[Memory]) -> int:
 
 
 def kbs_asked_in(kbs, code: str) -> None:
-    """Note that ``kbs`` were asked a question in the language ``code``: a KB asked in a language other than English
-    for the first time has its memories given their second vector in the background, starting now (recall finds them
-    by their first meanwhile)."""
+    """Count a question to ``kbs`` told in the language ``code`` (KnowledgeBase.asked_note): a KB that notes a language
+    other than English by it has its memories given their second vector in the background, starting now (recall
+    finds them by their first meanwhile)."""
     if embeddings.get_multilingual() is None or code in languages.ENGLISH:
         return
     if [kb for kb in kbs if kb.asked_note(code)]:
