@@ -16,12 +16,12 @@ from django.db import connection, transaction
 from kbsite import jobs, languages
 from kbsite.ai import embeddings
 from kbsite.ai.vectors import as_vectors, vector_cursor
+from kbsite.models import KnowledgeBase
 from memories.models import Memory
 
 BATCH_ROWS = 64
-# The rows still without their second vector, by table: chunks and memories in a language other than English (partial
-# indexes keep finding them cheap), and the rest of the memories of KBs asked in one (no index: a scan of those KBs'
-# rows, each minute the healing asks).
+# The rows still without their second vector, by table: chunks, and memories in a language other than English
+# (partial indexes keep finding them cheap).
 WITHOUT = [
     ("knowledge_chunk", "multilingual_embedding IS NULL AND embedding IS NOT NULL"),
     (
@@ -30,12 +30,18 @@ WITHOUT = [
         + ", ".join(f"'{code}'" for code in languages.ENGLISH)
         + ")",
     ),
-    (
-        "memories_memory",
-        "multilingual_embedding IS NULL AND embedding IS NOT NULL AND kb_id IN ("
-        "SELECT id FROM memories_knowledgebase WHERE cardinality(asked_languages) > 0)",
-    ),
 ]
+# And the rest of the memories of the KBs asked in one, named by id: through memory_kb_no_multilingual, a KB whose
+# memories all have theirs costs a lookup, whatever its size (named by a subquery, the planner cannot tell which KBs
+# it names, and walked the whole table in id order: 2 s for 300,000 memories, each minute the healing asks).
+WITHOUT_ASKED = "multilingual_embedding IS NULL AND embedding IS NOT NULL AND kb_id IN ({ids})"
+
+
+def _without() -> list[tuple[str, str]]:
+    """WITHOUT, and the memories of the KBs asked in a language other than English if any."""
+    asked = KnowledgeBase.objects.exclude(asked_languages=[]).values_list("id", flat=True)
+    ids = ", ".join(str(int(pk)) for pk in asked)
+    return WITHOUT + ([("memories_memory", WITHOUT_ASKED.format(ids=ids))] if ids else [])
 
 
 def memories_multilingual(memories: list[Memory]) -> int:
@@ -64,7 +70,7 @@ def multilingual_batch() -> int:
     left, or the second vector is off)."""
     if embeddings.get_multilingual() is None:
         return 0
-    for table, without in WITHOUT:
+    for table, without in _without():
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT id, text FROM {table} WHERE {without} ORDER BY id LIMIT %s", [BATCH_ROWS])
             rows = cursor.fetchall()
@@ -80,7 +86,7 @@ def multilingual_due() -> bool:
     if embeddings.get_multilingual() is None:
         return False
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in WITHOUT))
+        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in _without()))
         return cursor.fetchone()[0]
 
 
@@ -88,8 +94,9 @@ def multilingual_left() -> int:
     """How many rows are left without their second vector (0 when it is off)."""
     if embeddings.get_multilingual() is None:
         return 0
-    tables = dict.fromkeys(table for table, _ in WITHOUT)
-    counts = [f"(SELECT count(*) FROM {t} WHERE {' OR '.join(f'({w})' for u, w in WITHOUT if u == t)})" for t in tables]
+    without = _without()
+    tables = dict.fromkeys(table for table, _ in without)
+    counts = [f"(SELECT count(*) FROM {t} WHERE {' OR '.join(f'({w})' for u, w in without if u == t)})" for t in tables]
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + " + ".join(counts))
         return cursor.fetchone()[0]

@@ -143,6 +143,11 @@ class Memory(models.Model):
                 condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False)
                 & ~Q(language__in=list(languages.ENGLISH)),
             ),
+            models.Index(  # and those of a KB asked in a language other than English (memories.multilingual)
+                fields=["kb", "id"],
+                name="memory_kb_no_multilingual",
+                condition=Q(multilingual_embedding__isnull=True, embedding__isnull=False),
+            ),
             GinIndex(fields=["search_vector"], name="memory_fts_gin"),
             GinIndex(fields=["entities"], name="memory_entities_gin"),
             # Only large KBs' memories: an insert into the graph costs more CPU than the rest of storing a
