@@ -54,6 +54,10 @@ block stale / block only old / ask / ask stale / small talk: 0.881 / 6 / 2 / 0.6
 Bogotá, twelve questions), written at stop 57 the same way, are not read: the benchmark prints their figures only.
 Measured unread on the code at stop 57's start: the right note first asked in Spanish 9/12, in English 6/12.
 
+``--cases benchmarks/language_cases_kdev1`` and ``kdev2`` ask knowledge notes only (a dental clinic in Sevilla, a rural
+guesthouse in Asturias; twelve notes and twenty questions each), written at stop 57 the same way, measured unread
+once (14/20 and 12/20; 14/20 and 14/20), then weighed on: in-sample since.
+
 Targets (issue 40), offline: per language, the block holds the fact at least 0.85 times as often as for the English
 translation; no changed fact shown or answered with only its old value; ask names the fact at least 0.70 of the
 time; Spanish knowledge: the right note first for at least 5 of 6 (here 8) paraphrased questions.
