@@ -64,12 +64,15 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> list:
         """Vectors in the order of ``texts``. The texts are run in batches of similar token counts, each
         padded only to its own longest text: with the whole mix of lengths in one batch, most of the work
-        goes on padding (a fifth to a third more throughput on one core than ``encode()``'s batching)."""
+        goes on padding (a fifth to a third more throughput on one core than ``encode()``'s batching). Each
+        batch runs on ONNX Runtime when it can (:mod:`kbsite.ai.onnx_query`: the same vectors, within 2e-7, a
+        fifth more texts a second on one core), else through PyTorch."""
         if not texts:
             return []
         import torch
 
         model = self._load()
+        onnx = self._onnx_model()
         tokenizer = model.tokenizer
         ids = tokenizer(list(texts), truncation=True, max_length=model.max_seq_length, return_attention_mask=False)[
             "input_ids"
@@ -82,10 +85,13 @@ class LocalEmbedder:
             for row, i in enumerate(batch):
                 input_ids[row, : len(ids[i])] = ids[i]
                 mask[row, : len(ids[i])] = 1
-            features = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(mask)}
-            with torch.inference_mode():
-                output = model.forward(features)["sentence_embedding"]
-                output = torch.nn.functional.normalize(output, dim=1).numpy()
+            if onnx is not None:
+                output = onnx.embed_batch(input_ids, mask)
+            else:
+                features = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(mask)}
+                with torch.inference_mode():
+                    output = model.forward(features)["sentence_embedding"]
+                    output = torch.nn.functional.normalize(output, dim=1).numpy()
             for i, vector in zip(batch, output, strict=True):
                 vectors[i] = vector
         return vectors

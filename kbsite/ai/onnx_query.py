@@ -1,5 +1,6 @@
-"""The local model's query path on ONNX Runtime: one text (a recall's query) embedded in about 4.5 ms on one core,
-against 10 ms through PyTorch (traced), with the same vector (within 2e-7).
+"""The local model on ONNX Runtime: one text (a recall's query) embedded in about 4.5 ms on one core, against 10 ms
+through PyTorch (traced), and a worker's batches a fifth to two thirds more texts a second (the smaller the batch,
+the more), with the same vectors (within 2e-7).
 
 The model is exported to ONNX once per machine, from the same weights the workers embed with (the exported graph is
 the transformer, its mean pooling and the normalisation), and kept under ``var/models/``; a process that finds the
@@ -44,7 +45,11 @@ class OnnxQueryModel:
         encoding = self._tokenizer.encode(text)
         ids = np.asarray([encoding.ids], dtype=np.int64)
         mask = np.asarray([encoding.attention_mask], dtype=np.int64)
-        return self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0][0]
+        return self.embed_batch(ids, mask)[0]
+
+    def embed_batch(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """The normalised vectors of a batch already tokenized and padded (int64 ids and mask, one row a text)."""
+        return self._session.run(None, {"input_ids": input_ids, "attention_mask": attention_mask})[0]
 
 
 def exportable(model_dir: Path) -> bool:
