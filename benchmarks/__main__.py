@@ -29,8 +29,9 @@ BENCHMARKS = [
 ]
 # Run only when named: the scale-out run needs Debian's PostgreSQL with pgvector (`make scale-out` installs it);
 # the soak runs for 10 minutes; growth loads 4 million memories and a million turns; ask_weights fits offline ask's
-# ranking on eleven development sets (about 15 minutes); healing loads 300,000 memories.
-ON_REQUEST = ["scale_out", "soak", "growth", "ask_weights", "healing"]
+# ranking on eleven development sets (about 15 minutes); healing loads 300,000 memories; recall_process reads what
+# recall left.
+ON_REQUEST = ["scale_out", "soak", "growth", "ask_weights", "healing", "recall_process"]
 # A benchmark's own options that take a value (read by the benchmark from sys.argv).
 VALUED_OPTIONS = {"--minutes", "--cases"}
 

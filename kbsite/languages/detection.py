@@ -14,7 +14,7 @@ around it, the knowledge base's language).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 # The languages a text may be told to be in: the likely ones of a chat bot's users (a wider set than those read
 # offline, so that a text in a near language is not taken for one of them).
@@ -33,6 +33,7 @@ def _identifier():
     return identifier
 
 
+@lru_cache(maxsize=1024)  # a recall tells its question's language twice (its words, its second vector)
 def detect(text: str) -> str:
     """The code of the language ``text`` is in ("es"), or "" when it is too short or unsure."""
     if len(text.split()) < MIN_WORDS:
