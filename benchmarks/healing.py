@@ -77,7 +77,7 @@ def _selected() -> int:
 
     from memories import multilingual
 
-    for table, without in multilingual._without():
+    for table, without in multilingual.without_second():
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT id FROM {table} WHERE {without} ORDER BY id LIMIT %s", [multilingual.BATCH_ROWS])
             rows = cursor.fetchall()

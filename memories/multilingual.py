@@ -37,8 +37,9 @@ WITHOUT = [
 WITHOUT_ASKED = "multilingual_embedding IS NULL AND embedding IS NOT NULL AND kb_id IN ({ids})"
 
 
-def _without() -> list[tuple[str, str]]:
-    """WITHOUT, and the memories of the KBs asked in a language other than English if any."""
+def without_second() -> list[tuple[str, str]]:
+    """The rows still without their second vector, by table (WHERE clauses): WITHOUT, and the memories of the KBs
+    asked in a language other than English if any."""
     asked = KnowledgeBase.objects.exclude(asked_languages=[]).values_list("id", flat=True)
     ids = ", ".join(str(int(pk)) for pk in asked)
     return WITHOUT + ([("memories_memory", WITHOUT_ASKED.format(ids=ids))] if ids else [])
@@ -70,7 +71,7 @@ def multilingual_batch() -> int:
     left, or the second vector is off)."""
     if embeddings.get_multilingual() is None:
         return 0
-    for table, without in _without():
+    for table, without in without_second():
         with connection.cursor() as cursor:
             cursor.execute(f"SELECT id, text FROM {table} WHERE {without} ORDER BY id LIMIT %s", [BATCH_ROWS])
             rows = cursor.fetchall()
@@ -86,7 +87,7 @@ def multilingual_due() -> bool:
     if embeddings.get_multilingual() is None:
         return False
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in _without()))
+        cursor.execute("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM {t} WHERE {w})" for t, w in without_second()))
         return cursor.fetchone()[0]
 
 
@@ -94,7 +95,7 @@ def multilingual_left() -> int:
     """How many rows are left without their second vector (0 when it is off)."""
     if embeddings.get_multilingual() is None:
         return 0
-    without = _without()
+    without = without_second()
     tables = dict.fromkeys(table for table, _ in without)
     counts = [f"(SELECT count(*) FROM {t} WHERE {' OR '.join(f'({w})' for u, w in without if u == t)})" for t in tables]
     with connection.cursor() as cursor:

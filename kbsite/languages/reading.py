@@ -112,6 +112,11 @@ def kin(relations: dict[str, str]) -> dict[str, str]:
     return {word: relation for relation, words in relations.items() for word in words.split()}
 
 
+def kin_words(kin_: dict[str, str], relation: str) -> frozenset[str]:
+    """The words of ``kin_`` (as :func:`kin` gives it) that name ``relation``."""
+    return frozenset(word for word, named in kin_.items() if named == relation)
+
+
 def concept(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Concept:
     """A subject: ``asks``, the alternatives of a question about it (a regex, whole words); ``words``, those that
     state its facts; ``slots``, the one-valued attributes it asks for."""

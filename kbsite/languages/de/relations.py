@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import kin
+from kbsite.languages.reading import kin, kin_words
 
 # How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
 # relations are the same in every language's module: a question in one finds a relative named in another's facts).
@@ -29,7 +29,7 @@ KIN = kin(
 RELATIONS = frozenset(KIN)
 # Words that name a friend or a partner: read as said, never carried to facts in another language.
 AMBIGUOUS = frozenset("freund freundin".split())
-PARTNER = frozenset("frau mann ehefrau ehemann partner partnerin freund freundin verlobter verlobte".split())
+PARTNER = kin_words(KIN, "partner")
 NOT_NAMES = frozenset("ich ist war und aber der die das ein eine in wohnt arbeitet".split())
 WORD = re.compile(r"[\w'’]+")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import kin
+from kbsite.languages.reading import kin, kin_words
 
 # How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
 # relations are the same in every language's module: a question in one finds a relative named in another's facts).
@@ -33,7 +33,7 @@ RELATIONS = frozenset(KIN)
 # Words that name more than one relation, never carried to facts in another language: none.
 AMBIGUOUS: frozenset[str] = frozenset()
 # One's partner, by whatever title they had when named ("his wife" was "my fiancée Priya" a year before).
-PARTNER = frozenset("wife husband spouse partner girlfriend boyfriend fiance fiancee fiancé fiancée gf bf".split())
+PARTNER = kin_words(KIN, "partner") | frozenset("gf bf".split())
 # Names never taken for a relative's: "my sister Is…" is no name.
 NOT_NAMES = frozenset("i is was has and but the a an in at on who lives works".split())
 WORD = re.compile(r"[\w'’é]+")

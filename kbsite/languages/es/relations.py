@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import kin
+from kbsite.languages.reading import kin, kin_words
 
 # How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
 # relations are the same in every language's module: a question in one finds a relative named in another's facts).
@@ -35,7 +35,7 @@ RELATIONS = frozenset(KIN)
 # Words that name a flatmate or a colleague: read as said, never carried to facts in another language.
 AMBIGUOUS = frozenset("compañera compañero".split())
 # One's partner, by whatever title they had when named.
-PARTNER = frozenset("mujer marido esposo esposa pareja novio novia prometido prometida chico chica".split())
+PARTNER = kin_words(KIN, "partner") | frozenset("chico chica".split())
 # Names never taken for a relative's.
 NOT_NAMES = frozenset("yo es era y pero el la un una en que vive trabaja se".split())
 WORD = re.compile(r"[\w'’]+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import kin
+from kbsite.languages.reading import kin, kin_words
 
 # How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
 # relations are the same in every language's module: a question in one finds a relative named in another's facts).
@@ -29,7 +29,7 @@ KIN = kin(
 RELATIONS = frozenset(KIN)
 # Words that name a friend or a partner: read as said, never carried to facts in another language.
 AMBIGUOUS = frozenset("copain copine".split())
-PARTNER = frozenset("femme mari conjoint conjointe copain copine compagnon compagne fiancé fiancée".split())
+PARTNER = kin_words(KIN, "partner")
 NOT_NAMES = frozenset("je est était et mais le la les un une en habite travaille".split())
 WORD = re.compile(r"[\w'’-]+")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import kin
+from kbsite.languages.reading import kin, kin_words
 
 # How people stand to the user, as a question asks and a fact says it: each word by the relation it names (the
 # relations are the same in every language's module: a question in one finds a relative named in another's facts).
@@ -30,7 +30,7 @@ KIN = kin(
 RELATIONS = frozenset(KIN)
 # Words that name more than one relation, never carried to facts in another language: none.
 AMBIGUOUS: frozenset[str] = frozenset()
-PARTNER = frozenset("mulher marido esposa esposo companheiro companheira namorado namorada noivo noiva".split())
+PARTNER = kin_words(KIN, "partner")
 NOT_NAMES = frozenset("eu é era e mas o a os as um uma em mora trabalha".split())
 WORD = re.compile(r"[\w'’-]+")
 
