@@ -34,6 +34,7 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     python -m benchmarks.truth --mode offline        # offline only, as `make run`
     BENCH_MODES=llm python -m benchmarks truth       # the oracle replay only
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
+    BENCH_SPEAKERS=off python -m benchmarks truth    # turns posted without the speaker's name (user_id only)
 
 ``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3`` (or ``--cases PATH``) asks other
 cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json`` (8 end
@@ -261,6 +262,12 @@ def _phases(cases: dict) -> list[list[tuple[dict, int, dict]]]:
     return [sorted(phase, key=lambda item: item[2]["date"]) for phase in phases]
 
 
+# BENCH_SPEAKERS=off posts each user's turns without their speaker's name, as a bot that sends only ``user_id`` does
+# (the README's own example): the offline facts are then the user's words alone ("Trabajo de enfermera…"), with no
+# "Lucía: " before them.
+SPEAKERS = os.environ.get("BENCH_SPEAKERS", "on") != "off"
+
+
 def _post_session(url: str, headers: dict, user: dict, index: int, session: dict) -> int:
     start = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
     messages = []
@@ -271,7 +278,7 @@ def _post_session(url: str, headers: dict, user: dict, index: int, session: dict
             "content": turn["text"],
             "created_at": (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
         }
-        if turn["role"] == "user" and user.get("speaker"):
+        if turn["role"] == "user" and user.get("speaker") and SPEAKERS:
             message["speaker"] = user["speaker"]
         messages.append(message)
     body = {"session_id": f"{user['user_id']}-s{index + 1}", "user_id": user["user_id"], "messages": messages}
