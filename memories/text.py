@@ -22,6 +22,10 @@ from kbsite.languages.text import (  # noqa: F401 - read from here by ingest, re
     stems,
 )
 
+# How an offline fact that is a short answer keeps the bot's question it answers ("Kiwi fruit (answering: Any
+# allergies?)"): the question is the bot's, not the user's statement.
+ANSWERING = " (answering: "
+
 
 def entities_guess(text: str, speaker: str) -> list[str]:
     found: list[str] = []

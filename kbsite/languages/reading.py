@@ -34,6 +34,7 @@ def read_statement(
     in_first_person: Callable[[str], tuple[str, str]],
     sentence_slots: Callable[[str, set[str]], tuple[dict[str, str], bool]],
     across: Callable[[str], tuple[dict[str, str], tuple[str, ...]]] | None = None,
+    own: bool | None = None,
 ) -> Statement:
     """The walk every language's reader of statements takes over ``text``, "Speaker: I live in Berlin." (offline
     facts are the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject), with the
@@ -41,12 +42,14 @@ def read_statement(
     words ("I live in Leeds. Boxes everywhere."), so that a capitalised word opening a sentence is not taken for
     someone else; ``in_first_person`` turns a sentence naming its subject into its words in the first person (and
     whom); ``sentence_slots`` reads a sentence's attributes (and whether that is all it says); ``across``, what a
-    first-person text states across its sentences."""
+    first-person text states across its sentences. ``own``: the text is known to be its speaker's own words (an
+    offline fact of a user's turn, the speaker named or not), so that no sentence is taken for someone else's
+    ("Trabajo de enfermera…": Spanish drops the "I", and "Trabajo" is no one); None: told from the text."""
     speaker, _, said = text.partition(": ")
-    own = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    if not own:
+    named = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
+    if not named:
         speaker, said = "", text
-        own = first_person.search(text) is not None
+    own = named or (first_person.search(text) is not None if own is None else own)
     found = Statement(speaker=speaker.strip().lower())
     covered = True
     for sentence in (s.strip() for s in sentences.split(said)):
@@ -182,12 +185,12 @@ def mentions(text: str, thing: frozenset[str]) -> bool:
     )
 
 
-def reading_of(text: str) -> dict:
+def reading_of(text: str, own: bool | None = None) -> dict:
     """What ``text`` states and says has changed, read once (in the language in force) and stored on its memory:
     ``{"speaker", "slots", "whole", "hints", "changes": [[how, [thing words]], …], "places": [name, …]}`` (the places
     it names: kbsite.languages.places)."""
     lang = languages.current()
-    said = lang.statements.statement(text)
+    said = lang.statements.statement(text, own=own)
     return {
         "speaker": said.speaker,
         "slots": said.slots,

@@ -204,7 +204,7 @@ def _memories_new(kb, facts, vectors, job, turns_of: _TurnsOf, fields, now):
         memory = Memory(
             text=screening.text,
             language=language,
-            reading=statements.reading(screening.text, language),
+            reading=statements.reading(screening.text, language, own=fact.own or None),
             source_chunk_id=chunk_ids[0] if chunk_ids else None,
             kind=fact.kind,
             # No word of a quarantined text goes anywhere else (the offline tags are words of the text).

@@ -18,15 +18,12 @@ from kbsite.ai import llm, splitting
 from knowledge import files
 from memories.ingest import grounding
 from memories.ingest.statements import statement
-from memories.text import SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
+from memories.text import ANSWERING, SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
 
 # A long turn becomes several memories of at most this many characters.
 SEGMENT_CHARS = 600
-
-# How a short answer keeps the bot's question it answers ("Kiwi fruit (answering: Any allergies?)").
-ANSWERING = " (answering: "
 
 
 @dataclass
@@ -53,6 +50,7 @@ class Fact:
     valid_from: datetime | None = None
     turn_refs: list[str] = field(default_factory=list)
     supersedes: int | None = None
+    own: bool = False  # the text is its speaker's own words (offline, from a user's turn): read in the first person
 
 
 @dataclass
@@ -143,6 +141,7 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
                 importance=0.6 if kind != "fact" else 0.5,
                 valid_from=turn.when,
                 turn_refs=[turn.ref],
+                own=turn.role == "user",
             )
         )
     return facts

@@ -24,6 +24,7 @@ from kbsite.languages.reading import (  # noqa: F401 - read from here too
     statement_of,
     values_agree,
 )
+from memories.text import ANSWERING
 
 
 def statement(text: str) -> Statement:
@@ -31,10 +32,12 @@ def statement(text: str) -> Statement:
     return languages.current().statements.statement(text)
 
 
-def reading(text: str, language: str) -> dict:
-    """What ``text`` states and says has changed, read in ``language``, to store on its memory (read once)."""
+def reading(text: str, language: str, own: bool | None = None) -> dict:
+    """What ``text`` states and says has changed, read in ``language``, to store on its memory (read once). ``own``:
+    the text is its speaker's own words (an offline fact of a user's turn; None: told from the text). Of a short
+    answer, only the answer is read: the bot's question it keeps is not the user's statement."""
     with languages.override(language):
-        return reading_of(text)
+        return reading_of(text.split(ANSWERING, maxsplit=1)[0], own=own)
 
 
 def statement_read(text: str, language: str, stored: dict | None) -> Statement:

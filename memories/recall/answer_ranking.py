@@ -24,11 +24,10 @@ from datetime import UTC, datetime
 from kbsite import languages
 from kbsite.languages.places import places_named
 from memories.ingest.changes import names_a_time
-from memories.ingest.extraction import ANSWERING
 from memories.ingest.statements import statement_read
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.hits import Hit
-from memories.text import SENTENCE, content_words, stems
+from memories.text import ANSWERING, SENTENCE, content_words, stems
 
 # Fitted by `python -m benchmarks ask_weights` (each measure as `Candidate.measures` gives it).
 WEIGHTS = {

@@ -7,7 +7,7 @@ import pytest
 
 from kbsite import languages
 from memories.ingest.changes import changes
-from memories.ingest.statements import statement
+from memories.ingest.statements import reading, statement
 from memories.recall.concepts import slots_asked
 from memories.recall.query import query_period
 from memories.text import is_salient, statements_of
@@ -33,11 +33,31 @@ def spanish():
         ("Tomás: Mi pareja Sergio y yo nos hemos casado en mayo", {"relationship": "married"}),
         ("Tomás: Mi grupo favorito es Vetusta Morla.", {"favourite grupo": "vetusta morla"}),
         ("Tomás: Me encantan las croquetas", {"likes croquetas": "yes"}),
+        # Two clauses of her own joined by "y": both read; a "y" inside a value parts nothing.
+        ("Nerea: Me llamo Nerea y vivo en Cuenca.", {"name": "nerea", "residence": "cuenca"}),
+        ("Nerea: Ahora trabajo en Eroski y vivo en Vitoria.", {"employer": "eroski", "residence": "vitoria"}),
+        ("Nerea: Tengo 29 años y el pelo rizado.", {"age": "29"}),
+        # As what and where one works, in one clause ("La" inside a name is no article that ends it).
+        (
+            "Tomás: Trabajo como cocinero en el hotel La Caleta.",
+            {"occupation": "cocinero", "employer": "hotel la caleta"},
+        ),
     ],
 )
 def test_a_statement_gives_the_value_of_an_attribute_of_its_speaker(text, slots):
     """Where one lives or works, as what, one's age, diet, partner, a favourite and a liking, in Spanish."""
     assert statement(text).slots == slots
+
+
+def test_an_offline_fact_of_no_named_speaker_is_read_as_the_speakers_own_words():
+    """A user's turn posted with no speaker's name: "Trabajo…" opens on a verb (Spanish drops the "I"), not on a
+    person called Trabajo; and a short answer's reading is the answer's, not the bot's question it keeps."""
+    said = reading("Trabajo de fontanero en Saneamientos Ruiz.", "es", own=True)
+    assert said["speaker"] == "" and said["slots"] == {"occupation": "fontanero", "employer": "saneamientos ruiz"}
+    answer = reading("De fontanero, en Ruiz (answering: ¿Y a qué te dedicas, Tomás?)", "es", own=True)
+    assert answer["speaker"] == "" and "Tomás" not in answer["places"]
+    english = reading("A plumber (answering: What do you do these days?)", "en", own=True)
+    assert english["speaker"] == ""
 
 
 @pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])

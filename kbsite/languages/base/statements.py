@@ -11,7 +11,8 @@ NAME_RUN = re.compile(r"\b[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*")
 NOT_THINGS: frozenset[str] = frozenset()
 
 
-def statement(text: str) -> Statement:
+def statement(text: str, own: bool | None = None) -> Statement:
+    """The speaker an offline fact names ("Jonas: …"), if any (``own`` tells nothing more here)."""
     speaker, _, said = text.partition(": ")
     first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
     return Statement(speaker=speaker.strip().lower() if first_person else "")

@@ -236,7 +236,7 @@ _NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
 _CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
 
 
-def statement(text: str) -> Statement:
+def statement(text: str, own: bool | None = None) -> Statement:
     """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
     the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
     it)."""
@@ -247,6 +247,7 @@ def statement(text: str) -> Statement:
         in_first_person=_in_first_person,
         sentence_slots=_sentence_slots,
         across=_across,
+        own=own,
     )
 
 

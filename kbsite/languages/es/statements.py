@@ -17,10 +17,11 @@ from kbsite.languages.reading import Statement, read_statement
 # A value: up to the end of its clause.
 _END = r"(?P<v>[^,.;:!?¡¿()\"]+)"
 # Where a value ends: the next clause, or a time, place or manner said of it.
+# An article stops a value only in lower case: "el Hospital La Fe" is one name.
 _VALUE_STOP = re.compile(
-    r"\s+(?:y|e|pero|porque|ya que|con|desde|hace|en|el|la|los|las|este|esta|hasta|cuando|mientras|para|por|"
-    r"aunque|así|ahora|ya|todavía|aún|también|pronto|hoy|ayer|mañana|durante|tras|después|antes|que)\b.*$|\s+\d.*$",
-    re.I,
+    r"\s+(?:(?i:y|e|pero|porque|ya que|con|desde|hace|en|hasta|cuando|mientras|para|por|aunque|así|ahora|ya|"
+    r"todavía|aún|también|pronto|hoy|ayer|mañana|durante|tras|después|antes|que)|el|la|los|las|este|esta)\b.*$"
+    r"|\s+\d.*$"
 )
 _ARTICLE = re.compile(r"^(?:el|la|los|las|un|una|unos|unas|mi|mis|nuestro|nuestra)\s+", re.I)
 # A place of work is no home: "me he mudado a la oficina de Madrid".
@@ -182,7 +183,7 @@ _FIRST_PERSON = re.compile(
 )
 
 
-def statement(text: str) -> Statement:
+def statement(text: str, own: bool | None = None) -> Statement:
     """What ``text`` states of one person ("Lucía: Vivo en Valencia." or "Lucía vive en Valencia.")."""
     return read_statement(
         text,
@@ -190,6 +191,7 @@ def statement(text: str) -> Statement:
         first_person=_FIRST_PERSON,
         in_first_person=_in_first_person,
         sentence_slots=_sentence_slots,
+        own=own,
     )
 
 
@@ -204,6 +206,17 @@ def _in_first_person(sentence: str) -> tuple[str, str]:
     return match.group("who").lower(), " ".join(words)
 
 
+# Where a sentence's clauses part: a comma, "pero", and "y" before a clause of the speaker's own (a first-person verb
+# or pronoun: "me llamo Lucía y vivo en Valencia", "trabajo en Mercadona y ahora estudio"), as English parts at "and
+# I"; not inside a value ("el sushi y el ramen", "Valencia y Madrid").
+_CLAUSES = re.compile(
+    r",\s+|;\s+|\s+(?i:pero)\s+|\s+(?:y|e)\s+(?=(?:(?:ahora|ya|también|además|luego) )?"
+    r"(?:yo|me|nos|mi|mis|[a-záéíóúñ]+(?:o|oy|é|í|amos|emos|imos))\b)"
+)
+# Where one works, said after as what: "… de enfermera en el Hospital La Fe", "… como diseñador para Zara".
+_WORKS_AT = re.compile(r"\s*(?:en|para) (?P<v>[^,.;:!?¡¿()\"]+?)\s*$")
+
+
 def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
     """The attributes a sentence states, and whether that is all it says."""
     sentence = sentence.strip().lstrip("¡¿")
@@ -211,7 +224,7 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         return {}, False
     slots: dict[str, str] = {}
     whole = True
-    for clause in re.split(r",\s+|;\s+|\s+pero\s+", sentence.rstrip(".!"), flags=re.I):
+    for clause in _CLAUSES.split(sentence.rstrip(".!")):
         stated = _clause_slot(clause.strip())
         if stated is None:
             whole = False
@@ -219,6 +232,12 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         slot, value, hints, rest = stated
         slots[slot] = value
         found_hints.update(hints)
+        if slot == "occupation" and (where := _WORKS_AT.match(rest)):
+            # "trabajo de enfermera en el Hospital La Fe": as what, then where.
+            place = _ARTICLE.sub("", where.group("v").strip())
+            slots["employer"] = _VALUE_STOP.sub("", place).lower()
+            found_hints.update(_JOB_HINTS)
+            rest = rest[where.end() :]
         whole = whole and not rest.strip()
     return slots, whole and bool(slots)
 

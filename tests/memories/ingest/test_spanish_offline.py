@@ -58,3 +58,61 @@ def test_a_spanish_allergy_is_filed_under_the_profile_and_shown_for_a_vague_ques
     block = api.get("/api/v1/context/", params={"query": "¿alguna idea para cenar?", "user_id": "ines"}).json()
     about = block["context"].split("### About this user", 1)[1]
     assert "frutos secos" in about.split("###")[0]
+
+
+def _chat(api, session: str, when: str, *texts: str, asked: str = "") -> None:
+    """Nerea's turns as a bot that sends only her ``user_id`` posts them (no speaker's name: the README's way), the
+    first after the bot's question ``asked``, if any."""
+    turns = (
+        [{"external_id": f"{session}-q", "role": "assistant", "content": asked, "created_at": when}] if asked else []
+    )
+    turns += [
+        {"external_id": f"{session}-{i}", "role": "user", "content": text, "created_at": when}
+        for i, text in enumerate(texts)
+    ]
+    response = api.post(
+        "/api/v1/kbs/notes/messages/", json={"session_id": session, "user_id": "nerea", "messages": turns}
+    )
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+
+
+def test_a_spanish_user_whose_name_the_bot_never_sends_is_read_in_her_own_words(api, kb):
+    """Posted with no speaker's name, "Trabajo de camarera en el bar La Perla" is Nerea's own work (Spanish drops
+    the "I"; before, "Trabajo" was read as someone of that name, and nothing she said of her work was read), and a
+    home said in the same sentence as her name ("me llamo Nerea y vivo en Cuenca") is read too: each change opens
+    a conflict, the block shows the old value as what held until then, and ask answers with the new one."""
+    _chat(api, "s1", "2024-02-01T10:00:00Z", "Hola, me llamo Nerea y vivo en Cuenca.")
+    _chat(api, "s2", "2024-02-02T10:00:00Z", "Trabajo de camarera en el bar La Perla.", asked="¿Y a qué te dedicas?")
+    work = Memory.objects.get(text__startswith="Trabajo de camarera")
+    assert work.reading["speaker"] == "" and work.reading["slots"] == {
+        "occupation": "camarera",
+        "employer": "bar la perla",
+    }
+    _chat(api, "s3", "2024-07-01T10:00:00Z", "Te cuento: me he mudado a Teruel.", "Ahora trabajo en una panadería.")
+    assert set(ReviewItem.objects.values_list("attribute", flat=True)) == {"residence", "employer"}
+    block = api.get("/api/v1/context/", params={"query": "¿Dónde vive y trabaja ahora?", "user_id": "nerea"}).json()
+    lines = block["context"].splitlines()
+    assert all("(earlier, until 2024-07-01)" in line for line in lines if "Cuenca" in line or "La Perla" in line)
+    answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "¿Dónde vive ahora?", "user_id": "nerea"}).json()
+    assert "Teruel" in answer["answer"] and "Cuenca" not in answer["answer"]
+
+
+def test_facts_read_before_as_someone_elses_are_read_again_as_their_speakers_own_by_the_migration(api, kb):
+    """Migration 0022 reads again the offline facts of users' turns that an earlier release read as someone else's
+    words ("Trabajo…" as a person called Trabajo); a fact of a named speaker's turn, read right, is left as it is."""
+    import importlib
+
+    from django.db import connection
+
+    _chat(api, "s1", "2024-02-01T10:00:00Z", "Trabajo de camarera en el bar La Perla.")
+    say(api, "Vivo en Zaragoza.", speaker="Inés", session="ines-1", when="2024-01-10T09:00:00Z", user="ines")
+    work, home = Memory.objects.get(text__startswith="Trabajo"), Memory.objects.get(text__contains="Zaragoza")
+    released = {"speaker": "trabajo", "slots": {}, "whole": False, "hints": [], "changes": [], "places": []}
+    Memory.objects.filter(pk=work.pk).update(reading=released)  # as the release before read it
+    migration = importlib.import_module("memories.migrations.0022_own_words_reread")
+    with connection.schema_editor() as editor:
+        migration.reread(None, editor)
+    work.refresh_from_db()
+    assert work.reading["speaker"] == "" and work.reading["slots"]["employer"] == "bar la perla"
+    assert Memory.objects.get(pk=home.pk).reading == home.reading
