@@ -326,6 +326,11 @@ def pair_scale() -> tuple[float, float]:
     return getattr(embedder, "pair_scale", None) or getattr(embedder, "similarity_scale", (0.0, 1.0))
 
 
+def pair_scale_multilingual() -> tuple[float, float]:
+    """(floor, span) of the second embedder's similarity of two stored texts (get_multilingual), as ``pair_scale``."""
+    return E5Embedder.pair_scale
+
+
 def scaled(similarity: float) -> float:
     """A cosine similarity of the configured model on the scale the product's thresholds are set in (those of
     all-MiniLM-L6-v2): unrelated texts near 0.2, the same text 1."""

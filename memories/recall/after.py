@@ -4,11 +4,16 @@ said in ("I live in Porto" … "finally got the keys to our place in Berlin!").
 
 "The same thing" is judged by the attribute both state, where their stored readings give one (where one lives, where
 one works…), and otherwise by meaning: a later statement far closer to the shown one than the user's other later
-statements are. Of the statements said after a shown one about the same thing, the latest comes with it.
+statements are. Of the statements said after a shown one about the same thing, the latest comes with it. Two
+statements not both in English are compared by their multilingual vectors: all-MiniLM-L6-v2 does not read German,
+and puts any two German sentences of a user about as close as an English statement and its update
+("Ich bin allergisch gegen Erdnüsse" / "Wir sind nach Dresden umgezogen!": 0.59), so in a short history, where the
+floor alone judges, everything said later came "with" everything said before.
 """
 
 from __future__ import annotations
 
+from kbsite import languages
 from kbsite.ai import embeddings
 from kbsite.models.embeddings import stale_clause
 from kbsite.replicas import reads
@@ -32,19 +37,24 @@ AFTER_MOST = 6
 
 LATER_SQL = """
     WITH shown AS (
-        SELECT id, kb_id, end_user_id, embedding, coalesce(valid_from, created_at) AS said,
+        SELECT id, kb_id, end_user_id, embedding, multilingual_embedding, language = ANY(%s) AS english,
+               coalesce(valid_from, created_at) AS said,
                ARRAY(SELECT jsonb_object_keys(coalesce(reading -> 'slots', '{{}}'::jsonb))) AS attributes
         FROM memories_memory WHERE id = ANY(%s) AND end_user_id = %s
     ), theirs AS (
-        SELECT o.id, o.kb_id, o.embedding, o.reading, coalesce(o.valid_from, o.created_at) AS said
+        SELECT o.id, o.kb_id, o.embedding, o.multilingual_embedding, o.language = ANY(%s) AS english, o.reading,
+               coalesce(o.valid_from, o.created_at) AS said
         FROM memories_memory o
         WHERE o.end_user_id = %s AND o.kb_id IN (SELECT kb_id FROM shown)
           AND {live} NOT o.quarantined AND {fresh}
         ORDER BY coalesce(o.valid_from, o.created_at) DESC LIMIT %s
     ), pairs AS MATERIALIZED (  -- narrow rows: the window sorts these, not the statements' vectors and readings
         SELECT s.id AS shown_id, o.id AS later_id, o.said,
-               CASE WHEN s.embedding IS NULL OR o.embedding IS NULL THEN NULL
-                    ELSE 1 - (o.embedding <=> s.embedding) END AS similarity,
+               CASE WHEN NOT (s.english AND o.english) AND s.multilingual_embedding IS NOT NULL
+                         AND o.multilingual_embedding IS NOT NULL
+                    THEN (1 - (o.multilingual_embedding <=> s.multilingual_embedding) - %s) / %s
+                    WHEN s.embedding IS NULL OR o.embedding IS NULL THEN NULL
+                    ELSE (1 - (o.embedding <=> s.embedding) - %s) / %s END AS similarity,
                (o.reading -> 'slots') ?| s.attributes AS same_attribute
         FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said {direction} s.said
     ), judged AS (
@@ -83,18 +93,26 @@ def _statements_about(
         return {}
     fresh, fresh_params = stale_clause("memories_memory", "o")  # vectors of one model only (re-embedding)
     floor, span = embeddings.pair_scale()  # two statements compared, not a question and a statement
+    second_floor, second_span = embeddings.pair_scale_multilingual()
+    english = list(languages.ENGLISH)
     with reads.cursor() as cursor:
         cursor.execute(
             LATER_SQL.format(
                 fresh=fresh, live="" if before else "o.retired_at IS NULL AND", direction="<" if before else ">"
             ),
             [
+                english,
                 ids,
                 end_user_id,
+                english,
                 end_user_id,
                 *fresh_params,
                 AFTER_READ,
-                floor + AFTER_SIMILARITY * span,
+                second_floor,
+                second_span,
+                floor,
+                span,
+                AFTER_SIMILARITY,
                 AFTER_SPREAD_FROM,
                 AFTER_SPREAD,
             ],
