@@ -1,0 +1,250 @@
+"""Portuguese: reading what a text states of one person's one-valued attributes: where they live, where and as what
+they work, their name and age, where they stand with a partner, their diet, whether they like a thing.
+
+Statements are about one person, in their own words ("Ana: Moro em Curitiba", an offline fact) or an LLM's ("Ana
+mora em Curitiba"), which is read as the first person. Questions and conditions state nothing. The rules are the
+language's general forms (a verb of the attribute and what follows it, the pronoun dropped as Portuguese drops it),
+Brazilian and European alike, never a sentence of a case.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kbsite.languages.pt.words import ANY_SENTENCE
+from kbsite.languages.reading import Statement, read_statement
+
+# A value: up to the end of its clause.
+_END = r"(?P<v>[^,.;:!?()\"]+)"
+# Where a value ends: the next clause, or a time, place or manner said of it. An article stops it only in lower
+# case: "o Hospital das Clínicas" is one name.
+_VALUE_STOP = re.compile(
+    r"\s+(?:(?i:e|mas|porque|pois|com|desde|há|faz|em|no|na|nos|nas|num|numa|até|quando|enquanto|para|pra|por|pelo|pela|"
+    r"embora|agora|já|ainda|também|logo|hoje|ontem|amanhã|durante|depois|antes|que)|o|a|os|as|este|esta)\b.*$"
+    r"|\s+\d.*$"
+)
+_ARTICLE = re.compile(r"^(?:o|a|os|as|um|uma|uns|umas|meu|minha|nosso|nossa)\s+", re.I)
+# A place of work is no home: "me mudei para o escritório de Lisboa".
+_WORK_NOUNS = frozenset("escritório sede filial loja fábrica hospital clínica escola colégio".split())
+_HOME_HINTS = ("moro", "mora", "moramos", "moram", "mudei", "mudamos", "mudou", "casa", "apartamento", "cidade")
+_JOB_HINTS = ("trabalho", "trabalha", "trabalhamos", "empresa", "emprego")
+JOB_NOUNS = (
+    r"enfermeir[oa]|médic[oa]|dentista|farmacêutic[oa]|fisioterapeuta|psicólog[oa]|professor[a]?|educador[a]?|"
+    r"engenheir[oa]|programador[a]?|desenvolvedor[a]?|designer|arquitet[oa]|advogad[oa]|contador[a]?|"
+    r"economista|jornalista|escritor[a]?|tradutor[a]?|garçom|garçonete|cozinheir[oa]|chef|padeir[oa]|"
+    r"vendedor[a]?|caixa|recepcionista|secretári[oa]|gerente|diretor[a]?|técnic[oa]|eletricista|encanador[a]?|"
+    r"mecânic[oa]|motorista|piloto|policial|bombeir[oa]|veterinári[oa]|pesquisador[a]?|cientista|"
+    r"funcionári[oa] públic[oa]|consultor[a]?|analista|estudante|estagiári[oa]|autônom[oa]|fotógraf[oa]|"
+    r"músic[oa]|carpinteir[oa]|pedreir[oa]|agricultor[a]?|cabeleireir[oa]|cuidador[a]?"
+)
+_DIETS = r"vegetarian[oa]s?|vegan[oa]s?|pescetarian[oa]s?|flexitarian[oa]s?|celíac[oa]s?"
+_RELATIONSHIP = {
+    "namorado": "dating", "namorada": "dating", "noivo": "engaged", "noiva": "engaged", "noivos": "engaged",
+    "marido": "married", "mulher": "married", "esposo": "married", "esposa": "married", "casado": "married",
+    "casada": "married", "casados": "married", "divorciado": "single", "divorciada": "single",
+    "separado": "single", "separada": "single", "solteiro": "single", "solteira": "single",
+}  # fmt: skip
+_DIET_HINTS = ("vegetariana", "vegetariano", "vegana", "vegano", "carne", "peixe")
+_RELATIONSHIP_HINTS = ("namorado", "namorada", "noivo", "noiva", "marido", "mulher", "esposo", "esposa")
+_LEAD = r"^(?:(?:então|bom|olha|enfim|e|mas|agora|já|além disso|também|finalmente|no fim|afinal),?\s+)*"
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    slot: str  # the attribute; "{0}" takes the pattern's "what" group
+    regex: re.Pattern
+    value: str | None = None  # a fixed value; None: the "v" group
+    strict: bool = False  # the value must end its clause
+    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text)
+    negated: bool = False  # the value is said to hold no more
+    mapped: dict | None = None  # the value read through this mapping
+
+
+def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
+    return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
+
+
+_PATTERNS = [
+    # Where one lives: "moro em Curitiba", "a gente mora no Porto", "me mudei para Floripa", "mudamos pra Braga".
+    _p(
+        "residence",
+        r"(?:eu |nós |a gente |agora |já |atualmente )*(?:moro|moramos|mora|vivo|vivemos|resido) (?:em|no|na|nos|nas) "
+        + _END,
+        hints=_HOME_HINTS,
+    ),
+    _p(
+        "residence",
+        r"(?:eu |nós |a gente )?(?:(?:me|nos) )?(?:mudei|mudamos|mudou|mudei-me|mudamo-nos|fui morar|fomos morar)"
+        r"(?: de volta)? (?:para|pra|pro|para o|para a) " + _END,
+        hints=_HOME_HINTS,
+    ),
+    # Where one works: "trabalho na Petrobras", "comecei na Natura", "fui contratada pela Embraer".
+    _p(
+        "employer",
+        r"(?:eu |agora |já |atualmente )*(?:trabalho|trabalhamos) (?:em|no|na|para|pra|pro|pela|pelo) " + _END,
+        hints=_JOB_HINTS,
+    ),
+    _p(
+        "employer",
+        r"(?:comecei|começo|entrei)(?: a trabalhar)? (?:em|no|na|numa|num) " + _END,
+        hints=_JOB_HINTS + ("comecei", "entrei"),
+    ),
+    _p(
+        "employer",
+        r"(?:fui|fomos) contratad[oa]s? (?:em|no|na|pela|pelo|para) " + _END,
+        hints=_JOB_HINTS + ("contratado", "contratada"),
+    ),
+    _p(
+        "employer",
+        r"(?:saí|sai|larguei|deixei|pedi demissão) (?:do meu emprego |do emprego |do trabalho )?(?:d[oa]|de|em) "
+        + _END,
+        hints=_JOB_HINTS + ("saí", "larguei", "deixei"),
+        negated=True,
+    ),
+    # As what one works: "trabalho como enfermeira", "sou professor", "fui promovida a gerente".
+    _p("occupation", r"(?:eu |agora |já )*(?:trabalho|trabalhamos) (?:como|de) (?:um |uma )?" + _END, hints=_JOB_HINTS),
+    _p(
+        "occupation",
+        r"(?:eu |agora |já )*sou (?:um |uma )?(?P<v>(?:" + JOB_NOUNS + r")(?: \w+){0,2})",
+        hints=_JOB_HINTS,
+    ),
+    _p("occupation", r"(?:fui|me) promovid[oa] a " + _END, hints=("promovido", "promovida", "trabalho")),
+    _p("name", r"(?:meu nome é|me chamo|chamo-me) " + _END, hints=("nome", "chamo")),
+    _p("age", r"(?:eu )?tenho (?P<v>\d{1,3}) anos", hints=("anos",)),
+    # Where one stands with a partner: "ficamos noivos", "nos casamos", "terminamos", "meu namorado Rui".
+    _p("relationship", r".*?\b(?:ficamos noivos|fiquei noiv[oa])\b", value="engaged", hints=_RELATIONSHIP_HINTS),
+    _p("relationship", r".*?\b(?:nos casamos|me casei|casei-me|casamos)\b", value="married", hints=_RELATIONSHIP_HINTS),
+    _p(
+        "relationship",
+        r".*?\b(?:terminamos|terminei com|nos separamos|me separei|nos divorciamos|me divorciei)\b",
+        value="single",
+        hints=_RELATIONSHIP_HINTS,
+    ),
+    _p(
+        "relationship",
+        r"(?:estou|sou|continuo) (?P<v>solteir[oa]|casad[oa]|divorciad[oa]|separad[oa])\b",
+        hints=_RELATIONSHIP_HINTS,
+        mapped=_RELATIONSHIP,
+    ),
+    _p(
+        "relationship",
+        r".*?\b(?:meu|minha) (?P<v>namorado|namorada|noivo|noiva|marido|mulher|esposo|esposa)\b",
+        hints=_RELATIONSHIP_HINTS,
+        mapped=_RELATIONSHIP,
+    ),
+    # A diet: "sou vegetariana", "não sou mais vegano", "voltei a comer carne".
+    _p("diet", r"(?:já )?não sou mais (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS, negated=True),
+    _p("diet", r"(?:eu )?já não sou (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS, negated=True),
+    _p("diet", r"(?:eu |agora |já )*sou (?P<v>" + _DIETS + r")\b", hints=_DIET_HINTS),
+    _p("diet", r"(?:voltei|volto) a comer (?:carne|peixe|frango)\b", value="onívoro", hints=_DIET_HINTS + ("comer",)),
+    # Whether one likes a thing: "adoro sushi", "não gosto mais de café".
+    _p("likes {0}", r"(?:já )?não gosto (?:mais )?(?:de |do |da |dos |das )" + _END, value="no", strict=True),
+    _p("likes {0}", r"(?:odeio|detesto) " + _END, value="no", strict=True),
+    _p("likes {0}", r"(?:adoro|amo|gosto muito (?:de|do|da)|gosto (?:de|do|da)) " + _END, value="yes", strict=True),
+]
+NOT_THINGS = frozenset("isso isto aquilo o a que tudo nada algo".split())
+_CONDITIONAL = re.compile(r"\b(?:se|quem sabe|talvez|tomara|oxalá|gostaria|seria|poderia)\b", re.I)
+
+# An LLM's fact in the third person, read as the first: "Ana mora em Curitiba" → "moro em Curitiba".
+_SUBJECT = re.compile(r"^(?P<who>[A-ZÀ-Ý][\w-]+(?: [A-ZÀ-Ý][\w-]+){0,2})\s+(?P<rest>.+)$")
+_FIRST_PERSON_VERBS = {
+    "mora": "moro", "trabalha": "trabalho", "é": "sou", "está": "estou", "tem": "tenho", "se": "me", "mudou": "mudei",
+    "começou": "comecei", "entrou": "entrei", "saiu": "saí", "chama": "chamo", "casou": "casei", "voltou": "voltei",
+    "adora": "adoro", "odeia": "odeio", "gosta": "gosto",
+}  # fmt: skip
+_NOT_SUBJECTS = frozenset("o a os as um uma meu minha seu sua este esta esse essa hoje ontem agora já eu e mas".split())
+_FIRST_PERSON = re.compile(
+    r"(?:^|[.!?]\s+)(?:[\w]+,?\s+)?(?:eu|me|meu|minha|meus|minhas|nós|nosso|nossa|a gente|sou|estou|tenho|moro)\b",
+    re.I,
+)
+# Where a sentence's clauses part: a comma, "mas", and "e" before a clause of the speaker's own (a first-person verb
+# or pronoun: "me chamo Ana e moro em Curitiba"), not inside a value ("arroz e feijão", "Porto e Braga": a noun in
+# "-ão" is no verb).
+_CLAUSES = re.compile(
+    r",\s+|;\s+|\s+(?i:mas)\s+|\s+e\s+(?=(?:(?:agora|já|também|ainda) )?"
+    r"(?:eu|me|nós|meu|minha|a gente|(?![a-zç]+ão\b)[a-záéíóúâêôãõç]+(?:o|ou|ei|i|amos|emos|imos))\b)"
+)
+# Where one works, said after as what: "… como enfermeira no Hospital São Lucas", "… de garçom num bar".
+_WORKS_AT = re.compile(r"\s*(?:em|no|na|num|numa|para|pra|pela|pelo) (?P<v>[^,.;:!?()\"]+?)\s*$")
+
+
+def statement(text: str, own: bool | None = None) -> Statement:
+    """What ``text`` states of one person ("Ana: Moro em Curitiba." or "Ana mora em Curitiba.")."""
+    return read_statement(
+        text,
+        sentences=ANY_SENTENCE,
+        first_person=_FIRST_PERSON,
+        in_first_person=_in_first_person,
+        sentence_slots=_sentence_slots,
+        own=own,
+    )
+
+
+def _in_first_person(sentence: str) -> tuple[str, str]:
+    """("ana", "moro em Curitiba") for "Ana mora em Curitiba"; no person named: ("", the sentence)."""
+    match = _SUBJECT.match(sentence)
+    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
+        return "", sentence
+    words = match.group("rest").split(" ")
+    for i, word in enumerate(words[:3]):
+        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
+    return match.group("who").lower(), " ".join(words)
+
+
+def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
+    """The attributes a sentence states, and whether that is all it says."""
+    sentence = sentence.strip()
+    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
+        return {}, False
+    slots: dict[str, str] = {}
+    whole = True
+    for clause in _CLAUSES.split(sentence.rstrip(".!")):
+        stated = _clause_slot(clause.strip())
+        if stated is None:
+            whole = False
+            continue
+        slot, value, hints, rest = stated
+        slots[slot] = value
+        found_hints.update(hints)
+        if slot == "occupation" and (where := _WORKS_AT.match(rest)):
+            place = _ARTICLE.sub("", where.group("v").strip())
+            slots["employer"] = _VALUE_STOP.sub("", place).lower()
+            found_hints.update(_JOB_HINTS)
+            rest = rest[where.end() :]
+        whole = whole and not rest.strip()
+    return slots, whole and bool(slots)
+
+
+def _clause_slot(clause: str) -> tuple[str, str, tuple[str, ...], str] | None:
+    """(attribute, value, words a statement of it contains, what follows the value) of the first pattern the clause
+    states, if any."""
+    for pattern in _PATTERNS:
+        match = pattern.regex.match(clause)
+        if not match:
+            continue
+        rest = clause[match.end() :]
+        if pattern.value is not None and "v" not in pattern.regex.groupindex:
+            return pattern.slot, pattern.value, pattern.hints, rest
+        raw = match.group("v").strip()
+        stop = _VALUE_STOP.search(raw)
+        value, more = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
+        if pattern.strict and (more.strip() or rest.strip()):
+            continue  # "não gosto de café à noite" says nothing of coffee
+        words = _ARTICLE.sub("", value.strip()).lower().split()
+        if not 0 < len(words) <= 4 or words[0] in NOT_THINGS:
+            continue
+        value = " ".join(words)
+        if pattern.slot == "residence" and words[0] in _WORK_NOUNS:
+            continue
+        if pattern.mapped is not None:
+            value = pattern.mapped.get(value, value)
+        if pattern.slot == "diet":
+            value = re.sub(r"[ao]s?$", "o", value)  # "vegetariana", "vegetarianos": one diet
+        what = (match.groupdict().get("what") or "").lower().strip()
+        slot = pattern.slot.format(value if pattern.value else what)
+        if pattern.negated:
+            value = f"not {value}"
+        hints = pattern.hints or tuple((value if pattern.value else what).split())
+        return slot, pattern.value or value, hints, more + rest
+    return None

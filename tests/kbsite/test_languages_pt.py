@@ -1,0 +1,52 @@
+"""Portuguese statements read offline (kbsite/languages/pt/statements.py): what a statement says of one person's
+one-valued attributes, in their own words or an LLM's; what says nothing. Sentences of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from kbsite import languages
+from memories.ingest.statements import reading, statement
+
+
+@pytest.fixture(autouse=True)
+def portuguese():
+    with languages.override("pt"):
+        yield
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Rita: Moro em Coimbra com duas amigas.", {"residence": "coimbra"}),
+        ("Rita: Finalmente nos mudamos para Aveiro!", {"residence": "aveiro"}),
+        ("Rita mora em Aveiro.", {"residence": "aveiro"}),  # an LLM's fact, in the third person
+        ("Caio: Trabalho como motorista numa frota.", {"occupation": "motorista", "employer": "frota"}),
+        ("Caio: Fui contratado pela Gerdau", {"employer": "gerdau"}),
+        ("Caio: Tenho 52 anos.", {"age": "52"}),
+        ("Caio: Não sou mais vegano, voltei a comer frango.", {"diet": "onívoro"}),
+        ("Caio: Sou vegetariana desde 2020.", {"diet": "vegetariano"}),
+        ("Caio: Eu e o Lucas nos casamos em abril", {"relationship": "married"}),
+        ("Caio: Adoro pastel de nata", {"likes pastel de nata": "yes"}),
+        # Two clauses of one's own joined by "e": both read; an "e" inside a value parts nothing.
+        ("Rita: Me chamo Rita e moro em Évora.", {"name": "rita", "residence": "évora"}),
+        ("Rita: Gosto de pão e manteiga.", {}),
+    ],
+)
+def test_a_statement_gives_the_value_of_an_attribute_of_its_speaker(text, slots):
+    """Where one lives or works, as what, one's age, diet, partner, name and a liking, in Portuguese."""
+    assert statement(text).slots == slots
+
+
+@pytest.mark.parametrize("text", ["Se eu morasse em Faro seria feliz.", "Você mora em Faro?", "Talvez more em Faro."])
+def test_questions_and_conditions_state_nothing(text):
+    """A question, a wish or a condition gives no attribute a value."""
+    assert statement(f"Rita: {text}").slots == {}
+
+
+def test_a_turn_of_no_named_speaker_is_read_as_the_speakers_own_words():
+    """Posted with no speaker's name, "Trabalho…" is the speaker's own work (Portuguese drops the "I" too), and a
+    sentence about someone else states nothing of the speaker."""
+    said = reading("Trabalho de garçom num bar do centro.", "pt", own=True)
+    assert said["speaker"] == "" and said["slots"] == {"occupation": "garçom", "employer": "bar do centro"}
+    assert reading("Minha irmã mora em Recife.", "pt", own=True)["slots"] == {}
