@@ -10,10 +10,10 @@ Brazilian and European alike, never a sentence of a case.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kbsite.languages.pt.words import ANY_SENTENCE
-from kbsite.languages.reading import Statement, read_statement
+from kbsite.languages.reading import Statement
+from kbsite.languages.slots import SlotReader, patterns_led_by
 
 # A value: up to the end of its clause.
 _END = r"(?P<v>[^,.;:!?()\"]+)"
@@ -50,19 +50,7 @@ _RELATIONSHIP_HINTS = ("namorado", "namorada", "noivo", "noiva", "marido", "mulh
 _LEAD = r"^(?:(?:então|bom|olha|enfim|e|mas|agora|já|além disso|também|finalmente|no fim|afinal),?\s+)*"
 
 
-@dataclass(frozen=True)
-class _Pattern:
-    slot: str  # the attribute; "{0}" takes the pattern's "what" group
-    regex: re.Pattern
-    value: str | None = None  # a fixed value; None: the "v" group
-    strict: bool = False  # the value must end its clause
-    hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text)
-    negated: bool = False  # the value is said to hold no more
-    mapped: dict | None = None  # the value read through this mapping
-
-
-def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
-    return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
+_p = patterns_led_by(_LEAD)
 
 
 _PATTERNS = [
@@ -169,82 +157,25 @@ _CLAUSES = re.compile(
 _WORKS_AT = re.compile(r"\s*(?:em|no|na|num|numa|para|pra|pela|pelo) (?P<v>[^,.;:!?()\"]+?)\s*$")
 
 
+_READER = SlotReader(
+    sentences=ANY_SENTENCE,
+    first_person=_FIRST_PERSON,
+    subject=_SUBJECT,
+    not_subjects=_NOT_SUBJECTS,
+    first_person_verbs=_FIRST_PERSON_VERBS,
+    patterns=_PATTERNS,
+    value_stop=_VALUE_STOP,
+    article=_ARTICLE,
+    not_things=NOT_THINGS,
+    work_nouns=_WORK_NOUNS,
+    conditional=_CONDITIONAL,
+    clauses=_CLAUSES,
+    works_at=_WORKS_AT,
+    job_hints=_JOB_HINTS,
+    openers="",
+)
+
+
 def statement(text: str, own: bool | None = None) -> Statement:
     """What ``text`` states of one person ("Ana: Moro em Curitiba." or "Ana mora em Curitiba.")."""
-    return read_statement(
-        text,
-        sentences=ANY_SENTENCE,
-        first_person=_FIRST_PERSON,
-        in_first_person=_in_first_person,
-        sentence_slots=_sentence_slots,
-        own=own,
-    )
-
-
-def _in_first_person(sentence: str) -> tuple[str, str]:
-    """("ana", "moro em Curitiba") for "Ana mora em Curitiba"; no person named: ("", the sentence)."""
-    match = _SUBJECT.match(sentence)
-    if not match or match.group("who").split()[0].lower() in _NOT_SUBJECTS:
-        return "", sentence
-    words = match.group("rest").split(" ")
-    for i, word in enumerate(words[:3]):
-        words[i] = _FIRST_PERSON_VERBS.get(word.lower(), word)
-    return match.group("who").lower(), " ".join(words)
-
-
-def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str], bool]:
-    """The attributes a sentence states, and whether that is all it says."""
-    sentence = sentence.strip()
-    if sentence.endswith("?") or _CONDITIONAL.search(sentence):
-        return {}, False
-    slots: dict[str, str] = {}
-    whole = True
-    for clause in _CLAUSES.split(sentence.rstrip(".!")):
-        stated = _clause_slot(clause.strip())
-        if stated is None:
-            whole = False
-            continue
-        slot, value, hints, rest = stated
-        slots[slot] = value
-        found_hints.update(hints)
-        if slot == "occupation" and (where := _WORKS_AT.match(rest)):
-            place = _ARTICLE.sub("", where.group("v").strip())
-            slots["employer"] = _VALUE_STOP.sub("", place).lower()
-            found_hints.update(_JOB_HINTS)
-            rest = rest[where.end() :]
-        whole = whole and not rest.strip()
-    return slots, whole and bool(slots)
-
-
-def _clause_slot(clause: str) -> tuple[str, str, tuple[str, ...], str] | None:
-    """(attribute, value, words a statement of it contains, what follows the value) of the first pattern the clause
-    states, if any."""
-    for pattern in _PATTERNS:
-        match = pattern.regex.match(clause)
-        if not match:
-            continue
-        rest = clause[match.end() :]
-        if pattern.value is not None and "v" not in pattern.regex.groupindex:
-            return pattern.slot, pattern.value, pattern.hints, rest
-        raw = match.group("v").strip()
-        stop = _VALUE_STOP.search(raw)
-        value, more = (raw[: stop.start()], raw[stop.start() :]) if stop else (raw, "")
-        if pattern.strict and (more.strip() or rest.strip()):
-            continue  # "não gosto de café à noite" says nothing of coffee
-        words = _ARTICLE.sub("", value.strip()).lower().split()
-        if not 0 < len(words) <= 4 or words[0] in NOT_THINGS:
-            continue
-        value = " ".join(words)
-        if pattern.slot == "residence" and words[0] in _WORK_NOUNS:
-            continue
-        if pattern.mapped is not None:
-            value = pattern.mapped.get(value, value)
-        if pattern.slot == "diet":
-            value = re.sub(r"[ao]s?$", "o", value)  # "vegetariana", "vegetarianos": one diet
-        what = (match.groupdict().get("what") or "").lower().strip()
-        slot = pattern.slot.format(value if pattern.value else what)
-        if pattern.negated:
-            value = f"not {value}"
-        hints = pattern.hints or tuple((value if pattern.value else what).split())
-        return slot, pattern.value or value, hints, more + rest
-    return None
+    return _READER.statement(text, own)
