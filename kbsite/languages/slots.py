@@ -1,5 +1,5 @@
-"""How a Spanish, Portuguese or French reader of statements reads a sentence's attributes: the language gives its
-patterns (a verb of the attribute and what follows it) and its words; a clause and a sentence are read alike in all.
+"""How a Spanish or Portuguese reader of statements reads a sentence's attributes: the language gives its patterns
+(a verb of the attribute and what follows it) and its words; a clause and a sentence are read alike in both.
 
 A clause states the first attribute whose pattern it opens with, its value running to where the language's
 ``value_stop`` ends it; a sentence is read clause by clause, parted where the language parts them, and "as what one

@@ -1,7 +1,7 @@
 """The offline facts of users' turns read again as their speakers' own words (memories.ingest.extraction's
 ``Fact.own``): posted with no speaker's name, a Spanish turn opening on a verb ("Trabajo de enfermera…") was read as
 someone of that name's, and a short answer's reading held the bot's question it keeps ("(answering: …)"). And every
-Portuguese and French memory, read before those languages had readers of statements."""
+Portuguese memory, read before Portuguese had a reader of statements."""
 
 import json
 
@@ -26,7 +26,7 @@ def reread(apps, schema_editor):
                                   JOIN memories_message g ON g.id = s.message_id
                                   WHERE s.memory_id = m.id AND g.role = 'user') AS own
                        FROM memories_memory m WHERE m.id > %s AND m.reading ? 'speaker') r
-                   WHERE language IN ('pt', 'fr') OR (own AND (text LIKE '%%(answering: %%' OR (reading ->> 'speaker' <> ''
+                   WHERE language = 'pt' OR (own AND (text LIKE '%%(answering: %%' OR (reading ->> 'speaker' <> ''
                          AND lower(text) NOT LIKE (reading ->> 'speaker') || ': %%')))
                    ORDER BY id LIMIT %s""",
                 [last, BATCH],
