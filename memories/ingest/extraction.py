@@ -17,7 +17,7 @@ from kbsite import languages
 from kbsite.ai import llm, splitting
 from knowledge import files
 from memories.ingest import grounding
-from memories.ingest.statements import statement
+from memories.ingest.statements import one_each, statement
 from memories.text import ANSWERING, SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
@@ -98,7 +98,8 @@ def _question_of(text: str) -> str:
 
 
 def extract_heuristic(turns: list[Turn]) -> Extraction:
-    """Keep each statement of a salient turn (a sentence, or a clause with a subject of its own) as a memory,
+    """Keep each statement of a salient turn (a sentence, or a clause with a subject of its own; of a user's, each
+    part stating an attribute of its own: memories.ingest.statements.one_each) as a memory,
     attributed, dated and citing its turn: one statement can be retired (the user moved) without the others (their
     allergy). A short answer to the bot's question keeps the question with it ("Kiwi fruit, weirdly (answering: Any
     allergies I should know about?)"): alone it says nothing of what it answers."""
@@ -126,7 +127,8 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
         f"{heading}: {s}" if heading else s
         for heading, body in parts
         for piece in splitting.pieces(body, SEGMENT_CHARS)
-        for s in statements_of(piece)
+        for said in statements_of(piece)
+        for s in (one_each(said, own=True) if turn.role == "user" else [said])
     ]
     for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
         kind = _kind(segment)

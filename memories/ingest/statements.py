@@ -24,12 +24,47 @@ from kbsite.languages.reading import (  # noqa: F401 - read from here too
     statement_of,
     values_agree,
 )
-from memories.text import ANSWERING
+from memories.text import ANSWERING, is_salient
 
 
 def statement(text: str) -> Statement:
     """What ``text`` states of one person, read in the language in force."""
     return languages.current().statements.statement(text)
+
+
+def one_each(text: str, own: bool | None = None) -> list[str]:
+    """``text`` cut where a clause of it states another attribute than the clauses before it ("Me llamo Lucía y vivo
+    en Valencia." -> "Me llamo Lucía", "Vivo en Valencia."), so that each is held, and retired, on its own: her move
+    retires where she lived, not her name. Cut only where each part, read alone, states what it stated in the whole
+    and is salient enough to stand alone; a clause stating nothing stays with the one before it ("I live in Paris,
+    France"). Else, and in a language with no reader of statements, whole. ``own``: the speaker's own words, as
+    :func:`reading` takes it."""
+    read = languages.current().statements
+    if read.CLAUSES is None or len(read.statement(text, own=own).slots) < 2:
+        return [text]
+    parts: list[tuple[str, set[str]]] = []  # each part as written, and the attributes its clauses state
+    start, joint = 0, ""
+    for cut in [*read.CLAUSES.finditer(text), None]:
+        clause = text[start : cut.start() if cut else len(text)]
+        stated = set(read.statement(clause, own=own).slots)
+        if parts and not (stated and parts[-1][1]):  # back with the words it was cut at: "I live in Paris, France"
+            parts[-1] = (parts[-1][0] + joint + clause, parts[-1][1] | stated)
+        else:
+            parts.append((clause, stated))
+        start, joint = (cut.end(), cut.group(0)) if cut else (start, "")
+    pieces = [_opening(part.strip(), n) for n, (part, _) in enumerate(parts)]
+    whole = read.statement(text, own=own).slots
+    each = [read.statement(piece, own=own).slots for piece in pieces]
+    if len(pieces) < 2 or not all(each) or {k: v for slots in each for k, v in slots.items()} != whole:
+        return [text]
+    if not all(is_salient(piece) for piece in pieces):  # too slight to stand alone: nothing said is lost
+        return [text]
+    return pieces
+
+
+def _opening(piece: str, n: int) -> str:
+    """A part cut from a statement, opening as a sentence (the first as written): "Vivo en Valencia."."""
+    return piece[0].upper() + piece[1:] if n and piece[:1].islower() else piece
 
 
 def reading(text: str, language: str, own: bool | None = None) -> dict:

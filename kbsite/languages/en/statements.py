@@ -236,6 +236,10 @@ _NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
 _CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
 
 
+# Where a sentence's clauses part: a comma, "but", and "and" before "I" ("My name is Tom and I live in Leeds").
+CLAUSES = re.compile(r",?\s+and\s+(?=i\b)|,\s+|;\s+|\s+but\s+", re.I)
+
+
 def statement(text: str, own: bool | None = None) -> Statement:
     """Read ``text`` for the attributes it states of one person: "Speaker: I live in Berlin." (offline facts are
     the speaker's own words) or "Alice lives in Berlin." (the LLM's facts name their subject; "she" goes on with
@@ -309,7 +313,7 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
         return {}, False
     slots: dict[str, str] = {}
     whole = not condition  # the condition says more than the value
-    clauses = re.split(r",\s+|;\s+|\s+but\s+|\s+and\s+(?=i\b)", sentence.rstrip(".!"), flags=re.I)
+    clauses = CLAUSES.split(sentence.rstrip(".!"))
     for n, clause in enumerate(clauses):
         if place := _workplace(clause.strip()):
             slots["workplace"] = place

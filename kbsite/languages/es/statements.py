@@ -174,7 +174,7 @@ _FIRST_PERSON = re.compile(
 # Where a sentence's clauses part: a comma, "pero", and "y" before a clause of the speaker's own (a first-person verb
 # or pronoun: "me llamo Lucía y vivo en Valencia", "trabajo en Mercadona y ahora estudio"), as English parts at "and
 # I"; not inside a value ("el sushi y el ramen", "Valencia y Madrid").
-_CLAUSES = re.compile(
+CLAUSES = re.compile(
     r",\s+|;\s+|\s+(?i:pero)\s+|\s+(?:y|e)\s+(?=(?:(?:ahora|ya|también|además|luego) )?"
     r"(?:yo|me|nos|mi|mis|[a-záéíóúñ]+(?:o|oy|é|í|amos|emos|imos))\b)"
 )
@@ -194,7 +194,7 @@ _READER = SlotReader(
     not_things=_NOT_THINGS,
     work_nouns=_WORK_NOUNS,
     conditional=_CONDITIONAL,
-    clauses=_CLAUSES,
+    clauses=CLAUSES,
     works_at=_WORKS_AT,
     job_hints=_JOB_HINTS,
     openers="¡¿",

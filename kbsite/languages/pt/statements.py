@@ -149,7 +149,7 @@ _FIRST_PERSON = re.compile(
 # Where a sentence's clauses part: a comma, "mas", and "e" before a clause of the speaker's own (a first-person verb
 # or pronoun: "me chamo Ana e moro em Curitiba"), not inside a value ("arroz e feijão", "Porto e Braga": a noun in
 # "-ão" is no verb).
-_CLAUSES = re.compile(
+CLAUSES = re.compile(
     r",\s+|;\s+|\s+(?i:mas)\s+|\s+e\s+(?=(?:(?:agora|já|também|ainda) )?"
     r"(?:eu|me|nós|meu|minha|a gente|(?![a-zç]+ão\b)[a-záéíóúâêôãõç]+(?:o|ou|ei|i|amos|emos|imos))\b)"
 )
@@ -169,7 +169,7 @@ _READER = SlotReader(
     not_things=NOT_THINGS,
     work_nouns=_WORK_NOUNS,
     conditional=_CONDITIONAL,
-    clauses=_CLAUSES,
+    clauses=CLAUSES,
     works_at=_WORKS_AT,
     job_hints=_JOB_HINTS,
     openers="",

@@ -8,8 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from kbsite import languages
 from kbsite.models import JobRun
-from memories.ingest.statements import statement
+from memories.ingest.statements import one_each, statement
 from memories.ingest.supersession import SUPERSEDED
 from memories.models import Memory
 from tests.conftest import run_queued_tasks
@@ -101,6 +102,25 @@ def test_a_turn_is_stored_as_its_statements_so_a_move_keeps_the_allergy(api, kb)
     assert list(lisbon.source_messages.values_list("external_id", flat=True)) == ["s1-0"]
 
 
+def test_a_sentence_stating_two_attributes_is_two_memories_so_a_move_keeps_the_name(api, kb):
+    """ "My name is Dev and I live in Norwich" states a name and a home: offline it is two memories of the turn, so
+    the move to Exeter retires the home and the name stays live (before, "My name is Dev and" was read as a
+    companion's, "my boyfriend Hugo and I…": the sentence stayed one memory, and what the move did to it, it did to
+    the name).
+    "I live in Norwich, England" states one thing and stays whole."""
+    say(api, "My name is Dev and I live in Norwich.", "I live in Norwich, England, near the river.")
+    assert live() == {
+        "Alice: My name is Dev",
+        "Alice: I live in Norwich.",
+        "Alice: I live in Norwich, England, near the river.",
+    }
+    say(api, "We moved to Exeter last week.", session="s2", when="2024-09-01T10:00:00Z")
+    assert "Alice: My name is Dev" in live() and "Alice: I live in Norwich." not in live()
+    name, home = Memory.objects.get(text="Alice: My name is Dev"), Memory.objects.get(text="Alice: I live in Norwich.")
+    assert list(name.source_messages.values_list("external_id", flat=True)) == ["s1-0"]
+    assert home.retired_reason == f"{SUPERSEDED} (restated: residence)"
+
+
 def test_another_speaker_or_another_user_retires_nothing(api, kb):
     say(api, "I live in Berlin.", user="u-1")
     say(api, "I live in Munich.", speaker="Bob", session="s2", user="u-1")
@@ -135,6 +155,24 @@ def test_statements_are_read_whole_or_not_at_all():
     assert statement("I work as a nurse.").speaker == "" and statement("I work as a nurse.").slots == {
         "occupation": "nurse"
     }
+
+
+@pytest.mark.parametrize(
+    "language,text,parts",
+    [
+        ("en", "I'm 34, I live in Leeds and I work at Acme.", ["I'm 34", "I live in Leeds", "I work at Acme."]),
+        ("es", "Vivo en Cádiz y trabajo en el puerto.", ["Vivo en Cádiz", "Trabajo en el puerto."]),
+        ("pt", "Me chamo Rita e moro em Braga.", ["Me chamo Rita", "Moro em Braga."]),
+        # One attribute, said with more: whole.
+        ("en", "I live in Paris, France.", ["I live in Paris, France."]),
+        ("en", "My sister Ana and I live in Leeds.", ["My sister Ana and I live in Leeds."]),
+        # No reader of German statements (yet): nothing tells what each clause states, so whole.
+        ("de", "Ich heiße Jana und wohne in Leipzig.", ["Ich heiße Jana und wohne in Leipzig."]),
+    ],
+)
+def test_a_statement_is_cut_where_a_clause_states_an_attribute_of_its_own(language, text, parts):
+    with languages.override(language):
+        assert one_each(text, own=True) == parts
 
 
 # --- With an LLM: the same reading catches what the model did not name -------------------------------------------

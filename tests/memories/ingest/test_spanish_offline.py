@@ -116,3 +116,25 @@ def test_facts_read_before_as_someone_elses_are_read_again_as_their_speakers_own
     work.refresh_from_db()
     assert work.reading["speaker"] == "" and work.reading["slots"]["employer"] == "bar la perla"
     assert Memory.objects.get(pk=home.pk).reading == home.reading
+
+
+def test_a_name_an_age_and_a_home_said_together_are_kept_apart_and_a_move_retires_only_the_home(api, kb):
+    """ "Me llamo Aitana, tengo 31 años y vivo en Logroño" states three things: each is a memory of its own, so her
+    move to Soria retires only her home: her name and age stay current in the block, and ask still answers her
+    age. Before, the sentence was one memory, retired or marked earlier as a whole."""
+    _chat(api, "s1", "2024-03-01T10:00:00Z", "Me llamo Aitana, tengo 31 años y vivo en Logroño.")
+    assert sorted(Memory.objects.values_list("text", flat=True)) == [
+        "Me llamo Aitana",
+        "Tengo 31 años",
+        "Vivo en Logroño.",
+    ]
+    _chat(api, "s2", "2024-09-01T10:00:00Z", "Me he mudado a Soria, por fin.")
+    block = api.get("/api/v1/context/", params={"query": "¿Cómo se llama, cuántos años tiene y dónde vive?",
+                                                "user_id": "nerea"}).json()  # fmt: skip
+    lines = block["context"].splitlines()
+    assert Memory.objects.get(text="Vivo en Logroño.").retired_at is not None
+    assert not [line for line in lines if "Logroño" in line and "(earlier" not in line]
+    assert [line for line in lines if "Aitana" in line and "(earlier" not in line]
+    assert [line for line in lines if "31 años" in line and "(earlier" not in line]
+    answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "¿Cuántos años tiene?", "user_id": "nerea"}).json()
+    assert "31" in answer["answer"]
