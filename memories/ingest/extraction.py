@@ -66,7 +66,7 @@ class Extraction:
 # --- Heuristic (offline) extractor -----------------------------------------------
 
 
-def _kind(text: str) -> str:
+def _kind(text: str, own: bool | None = None) -> str:
     """A preference or a fact of the speaker's profile as its sentences state them (not as they ask: "Remind me
     what I'm allergic to?"), in the language in force: a wording of the language's own, or an attribute its reader
     finds (where one lives, works, as what). Saying how one is ("I'm so tired today") is not a profile, nor liking
@@ -76,7 +76,9 @@ def _kind(text: str) -> str:
     stated = CLAUSE.sub(lambda m: "" if words.REACTION.fullmatch(m[0].strip()) else m[0], stated)
     if words.PREFERENCE.search(stated):
         return "preference"
-    if words.PROFILE.search(stated) or any(not slot.startswith(GENERIC_SLOTS) for slot in statement(stated).slots):
+    if words.PROFILE.search(stated) or any(
+        not slot.startswith(GENERIC_SLOTS) for slot in statement(stated, own=own).slots
+    ):
         return "user_profile"
     return "fact"
 
@@ -120,7 +122,7 @@ def extract_heuristic(turns: list[Turn]) -> Extraction:
 def _turn_facts(turn: Turn, question: str) -> list[Fact]:
     """The statements of one user turn, each a fact (the first with the bot's question it answers, if short)."""
     facts: list[Fact] = []
-    if not is_salient(turn.text):
+    if not kept(turn):
         return facts
     parts = _sections(turn.text) if turn.role == "document" else [("", turn.text)]
     segments = [
@@ -130,8 +132,8 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
         for said in statements_of(piece)
         for s in (one_each(said, own=True) if turn.role == "user" else [said])
     ]
-    for n, segment in enumerate(segment for segment in segments if is_salient(segment)):
-        kind = _kind(segment)
+    for n, segment in enumerate(segment for segment in segments if kept(turn, segment)):
+        kind = _kind(segment, own=turn.role == "user" or None)
         if n == 0 and question and len(content_words(segment)) <= ANSWER_WORDS:
             segment = f"{segment}{ANSWERING}{question})"
         facts.append(
@@ -147,6 +149,17 @@ def _turn_facts(turn: Turn, question: str) -> list[Fact]:
             )
         )
     return facts
+
+
+def kept(turn: Turn, text: str | None = None) -> bool:
+    """Whether ``turn`` (or ``text`` of it) is read for memories, by the LLM or offline: it is salient (memories.text),
+    or, a user's, it states an attribute of theirs however few its words ("Work as a paramedic now."). Read in the
+    turn's language."""
+    text = turn.text if text is None else text
+    if is_salient(text, turn.language):
+        return True
+    with languages.override(turn.language):
+        return turn.role == "user" and bool(statement(text, own=True).slots)
 
 
 def _sections(text: str) -> list[tuple[str, str]]:

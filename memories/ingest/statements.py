@@ -27,9 +27,9 @@ from kbsite.languages.reading import (  # noqa: F401 - read from here too
 from memories.text import ANSWERING, is_salient
 
 
-def statement(text: str) -> Statement:
-    """What ``text`` states of one person, read in the language in force."""
-    return languages.current().statements.statement(text)
+def statement(text: str, own: bool | None = None) -> Statement:
+    """What ``text`` states of one person, read in the language in force (``own`` as :func:`reading` takes it)."""
+    return languages.current().statements.statement(text, own=own)
 
 
 def one_each(text: str, own: bool | None = None) -> list[str]:
@@ -40,11 +40,11 @@ def one_each(text: str, own: bool | None = None) -> list[str]:
     France"). Else, and in a language with no reader of statements, whole. ``own``: the speaker's own words, as
     :func:`reading` takes it."""
     read = languages.current().statements
-    if read.CLAUSES is None or len(read.statement(text, own=own).slots) < 2:
+    if read.PARTS is None or len(read.statement(text, own=own).slots) < 2:
         return [text]
     parts: list[tuple[str, set[str]]] = []  # each part as written, and the attributes its clauses state
     start, joint = 0, ""
-    for cut in [*read.CLAUSES.finditer(text), None]:
+    for cut in [*read.PARTS.finditer(text), None]:
         clause = text[start : cut.start() if cut else len(text)]
         stated = set(read.statement(clause, own=own).slots)
         if parts and not (stated and parts[-1][1]):  # back with the words it was cut at: "I live in Paris, France"

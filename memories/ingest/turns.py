@@ -13,10 +13,9 @@ from kbsite.models import JobRun, KnowledgeBase, Mode
 from memories import services
 from memories.ingest.apply import CursorGuard, CursorMoved, facts_apply
 from memories.ingest.claims import claimed_batches, sessions_claim, sessions_release
-from memories.ingest.extraction import Extraction, Turn
+from memories.ingest.extraction import Extraction, Turn, kept
 from memories.ingest.facts import extract, job_fail, mode
 from memories.ingest.receive import enqueue_extract
-from memories.text import is_salient
 
 
 def extract_pending(*, job: JobRun) -> JobRun:
@@ -163,8 +162,9 @@ def _extract_group(
     owner = group[0][0].end_user_id
     turns = [t for _, batch in group for t in batch]
     job.items_read += len(turns)
-    salient = [t for t in turns if is_salient(t.text, t.language)]
-    _skipped_show(job, [t for t in turns if not is_salient(t.text, t.language)])
+    read = {t.ref: kept(t) for t in turns}
+    salient = [t for t in turns if read[t.ref]]
+    _skipped_show(job, [t for t in turns if not read[t.ref]])
     try:
         # Nothing durable in the group: the cursors still advance, without an LLM call.
         if salient:

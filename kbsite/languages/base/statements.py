@@ -9,8 +9,8 @@ from kbsite.languages.reading import Statement
 
 NAME_RUN = re.compile(r"\b[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*")
 NOT_THINGS: frozenset[str] = frozenset()
-# Where a sentence's clauses part: nowhere, with no reader to say what each states.
-CLAUSES: re.Pattern | None = None
+# Where a statement may be cut, each part stating its own attribute: nowhere, with no reader to say what each states.
+PARTS: re.Pattern | None = None
 
 
 def statement(text: str, own: bool | None = None) -> Statement:

@@ -238,6 +238,9 @@ _CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|un
 
 # Where a sentence's clauses part: a comma, "but", and "and" before "I" ("My name is Tom and I live in Leeds").
 CLAUSES = re.compile(r",?\s+and\s+(?=i\b)|,\s+|;\s+|\s+but\s+", re.I)
+# Where a statement of several attributes may be cut, each part stating its own (memories.ingest.statements.one_each
+# tells): its clauses, and "and" going on with the same "I" ("I live in Bath and work as a midwife").
+PARTS = re.compile(r",?\s+and\s+|,\s+|;\s+|\s+but\s+", re.I)
 
 
 def statement(text: str, own: bool | None = None) -> Statement:
@@ -314,23 +317,63 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
     slots: dict[str, str] = {}
     whole = not condition  # the condition says more than the value
     clauses = CLAUSES.split(sentence.rstrip(".!"))
+    mine = True  # the sentence so far in one's own words: a clause leaving its subject out goes on with "I"
     for n, clause in enumerate(clauses):
-        if place := _workplace(clause.strip()):
-            slots["workplace"] = place
-            found_hints.update(_WORKPLACE_HINTS)
-        if employer := _employer(clause.strip(), sentence):
-            slots["employer"] = employer
-            found_hints.update(("work", "job"))
-        stated = _clause_slot(clause.strip(), opening=n == 0)
-        if stated is None:
-            # "I live in Paris, France": a name going on with the value says no more.
-            whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause.strip()))
-            continue
-        slot, value, rest, hints = stated
-        slots[slot] = value
-        found_hints.update(hints)
-        whole = whole and bool(_COVERED.match(rest))
+        clause = clause.strip()
+        if mine:
+            clause = _with_subject(clause, sentence, opening=n == 0)
+        if n == 0:  # "My mum retired last year, moved to Spain": she moved
+            mine = bool(_IN_OWN_WORDS.match(clause) or _states(clause, sentence, opening=True))
+        while clause:
+            if place := _workplace(clause):
+                slots["workplace"] = place
+                found_hints.update(_WORKPLACE_HINTS)
+            if employer := _employer(clause, sentence):
+                slots["employer"] = employer
+                found_hints.update(("work", "job"))
+            stated = _clause_slot(clause, opening=n == 0)
+            if stated is None:
+                # "I live in Paris, France": a name going on with the value says no more.
+                whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause))
+                break
+            slot, value, rest, hints = stated
+            slots[slot] = value
+            found_hints.update(hints)
+            # "I live in Boston and work as a nurse": the clause goes on with the same "I".
+            more = _GOES_ON.match(rest)
+            clause = _with_subject(more.group("rest"), sentence, opening=False) if more else ""
+            if not clause.startswith("I "):
+                whole = whole and bool(_COVERED.match(rest))
+                break
     return slots, whole
+
+
+# A clause opening in one's own words.
+_IN_OWN_WORDS = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've)\b", re.I)
+# What goes on after a value with "and" and another verb of the same subject ("… and work as a nurse").
+_GOES_ON = re.compile(r"^,?\s*and\s+(?P<rest>[a-z].*)$", re.I)
+# Words opening a clause that has a subject, or is no statement of one's own ("the", "you", "it"…).
+_NOT_DROPPED = (
+    _NOT_SUBJECTS
+    | _NOT_AFTER_SUBJECT
+    | frozenset("i you he she it they me him them us what who how why where which there here just really like".split())
+)
+
+
+def _with_subject(clause: str, sentence: str, *, opening: bool) -> str:
+    """A clause of one's own words with its "I" back where chat leaves it out ("Moved to Leeds in May", "… and
+    work as a nurse") and it then states something it did not: the first person's statements are read from "I …".
+    A clause stating something as it is, or opening otherwise (on a subject, an article, a preposition, "like"),
+    stays as it is."""
+    first = clause.split(" ", 1)[0]
+    if not first.isalpha() or first.lower() in _NOT_DROPPED or _states(clause, sentence, opening=opening):
+        return clause
+    with_i = f"I {first.lower()}{clause[len(first) :]}"
+    return with_i if _states(with_i, sentence, opening=opening) else clause
+
+
+def _states(clause: str, sentence: str, *, opening: bool) -> bool:
+    return bool(_workplace(clause) or _employer(clause, sentence) or _clause_slot(clause, opening=opening))
 
 
 # Places of work one moves to: "moved to the Tokyo office", "I moved to the outpatient clinic".
@@ -451,6 +494,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         words = _ARTICLE.sub("", value).lower().split()
         if not 0 < len(words) <= 4 or (pattern.value and words[0] in NOT_THINGS):
             continue
+        if all(word in _NOT_AFTER_SUBJECT for word in words):
+            continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)
         if pattern.slot == "residence" and words[-1] in _WORK_NOUNS:
             continue  # "I moved to the outpatient clinic": a place of work, not a home

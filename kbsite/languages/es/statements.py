@@ -178,6 +178,8 @@ CLAUSES = re.compile(
     r",\s+|;\s+|\s+(?i:pero)\s+|\s+(?:y|e)\s+(?=(?:(?:ahora|ya|también|además|luego) )?"
     r"(?:yo|me|nos|mi|mis|[a-záéíóúñ]+(?:o|oy|é|í|amos|emos|imos))\b)"
 )
+# Where a statement of several attributes may be cut, each part stating its own: its clauses.
+PARTS = CLAUSES
 # Where one works, said after as what: "… de enfermera en el Hospital La Fe", "… como diseñador para Zara".
 _WORKS_AT = re.compile(r"\s*(?:en|para) (?P<v>[^,.;:!?¡¿()\"]+?)\s*$")
 

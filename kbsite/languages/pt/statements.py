@@ -153,6 +153,8 @@ CLAUSES = re.compile(
     r",\s+|;\s+|\s+(?i:mas)\s+|\s+e\s+(?=(?:(?:agora|já|também|ainda) )?"
     r"(?:eu|me|nós|meu|minha|a gente|(?![a-zç]+ão\b)[a-záéíóúâêôãõç]+(?:o|ou|ei|i|amos|emos|imos))\b)"
 )
+# Where a statement of several attributes may be cut, each part stating its own: its clauses.
+PARTS = CLAUSES
 # Where one works, said after as what: "… como enfermeira no Hospital São Lucas", "… de garçom num bar".
 _WORKS_AT = re.compile(r"\s*(?:em|no|na|num|numa|para|pra|pela|pelo) (?P<v>[^,.;:!?()\"]+?)\s*$")
 

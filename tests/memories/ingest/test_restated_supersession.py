@@ -12,7 +12,7 @@ from kbsite import languages
 from kbsite.models import JobRun
 from memories.ingest.statements import one_each, statement
 from memories.ingest.supersession import SUPERSEDED
-from memories.models import Memory
+from memories.models import Memory, ReviewItem
 from tests.conftest import run_queued_tasks
 from tests.memories.ingest.test_ingest_llm import add, post_turns
 
@@ -59,6 +59,9 @@ def test_a_restated_home_retires_the_old_one_dated_and_linked(api, kb):
         ("I stopped playing guitar.", "I love playing guitar again."),
         ("My birthday is May 3.", "My birthday is June 9."),
         ("I live in Lisbon.", "We moved from Lisbon to Porto in November."),
+        # Chat leaves the "I" out.
+        ("I live in Lisbon.", "Moved to Porto in November."),
+        ("I work as a nurse.", "Work as a paramedic now."),
     ],
 )
 def test_restated_attributes_replace_the_earlier_statement(api, kb, old, new):
@@ -119,6 +122,19 @@ def test_a_sentence_stating_two_attributes_is_two_memories_so_a_move_keeps_the_n
     name, home = Memory.objects.get(text="Alice: My name is Dev"), Memory.objects.get(text="Alice: I live in Norwich.")
     assert list(name.source_messages.values_list("external_id", flat=True)) == ["s1-0"]
     assert home.retired_reason == f"{SUPERSEDED} (restated: residence)"
+
+
+def test_a_job_said_after_a_home_with_the_same_i_is_read_and_kept_apart_from_it(api, kb):
+    """ "I live in Bath and work as a midwife at Royal United Hospital": the job goes on with the same "I" (before,
+    only the home was read, and it stayed one memory), so it is a memory of its own, and "I work as a paramedic now"
+    opens a review item on it alone: the home is no side of it."""
+    say(api, "I live in Bath and work as a midwife at Royal United Hospital.")
+    assert live() == {"Alice: I live in Bath", "Alice: Work as a midwife at Royal United Hospital."}
+    job = Memory.objects.get(text__contains="midwife")
+    assert job.reading["slots"] == {"occupation": "midwife", "employer": "royal united hospital"}
+    say(api, "I work as a paramedic now.", session="s2", when="2024-09-01T10:00:00Z")
+    (item,) = ReviewItem.objects.all()
+    assert item.attribute == "occupation" and item.older == job
 
 
 def test_another_speaker_or_another_user_retires_nothing(api, kb):
