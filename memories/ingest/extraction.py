@@ -17,7 +17,7 @@ from kbsite import languages
 from kbsite.ai import llm, splitting
 from knowledge import files
 from memories.ingest import grounding
-from memories.ingest.statements import one_each, statement
+from memories.ingest.statements import one_each, slots_of
 from memories.text import ANSWERING, SENTENCE, content_words, entities_guess, is_salient, statements_of, topics_guess
 
 KINDS = ["user_profile", "preference", "project", "fact", "env", "event"]
@@ -76,9 +76,7 @@ def _kind(text: str, own: bool | None = None) -> str:
     stated = CLAUSE.sub(lambda m: "" if words.REACTION.fullmatch(m[0].strip()) else m[0], stated)
     if words.PREFERENCE.search(stated):
         return "preference"
-    if words.PROFILE.search(stated) or any(
-        not slot.startswith(GENERIC_SLOTS) for slot in statement(stated, own=own).slots
-    ):
+    if words.PROFILE.search(stated) or any(not slot.startswith(GENERIC_SLOTS) for slot in slots_of(stated, own=own)):
         return "user_profile"
     return "fact"
 
@@ -159,7 +157,7 @@ def kept(turn: Turn, text: str | None = None) -> bool:
     if is_salient(text, turn.language):
         return True
     with languages.override(turn.language):
-        return turn.role == "user" and bool(statement(text, own=True).slots)
+        return turn.role == "user" and bool(slots_of(text, own=True))
 
 
 def _sections(text: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ attribute, are never near-duplicates of each other ("I am 31 years old" / "I am 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kbsite import languages
 from kbsite.languages.reading import (  # noqa: F401 - read from here too
@@ -32,6 +33,18 @@ def statement(text: str, own: bool | None = None) -> Statement:
     return languages.current().statements.statement(text, own=own)
 
 
+def slots_of(text: str, own: bool | None = None) -> dict[str, str]:
+    """The attributes ``text`` states, read in the language in force (``own`` as :func:`reading` takes it); read
+    once for the few readings an offline extraction asks of one text."""
+    return dict(_slots_of(text, own, languages.current_code()))
+
+
+@lru_cache(maxsize=4096)
+def _slots_of(text: str, own: bool | None, code: str) -> tuple[tuple[str, str], ...]:
+    with languages.override(code):
+        return tuple(statement(text, own=own).slots.items())
+
+
 def one_each(text: str, own: bool | None = None) -> list[str]:
     """``text`` cut where a clause of it states another attribute than the clauses before it ("Me llamo Lucía y vivo
     en Valencia." -> "Me llamo Lucía", "Vivo en Valencia."), so that each is held, and retired, on its own: her move
@@ -39,22 +52,22 @@ def one_each(text: str, own: bool | None = None) -> list[str]:
     and is salient enough to stand alone; a clause stating nothing stays with the one before it ("I live in Paris,
     France"). Else, and in a language with no reader of statements, whole. ``own``: the speaker's own words, as
     :func:`reading` takes it."""
-    read = languages.current().statements
-    if read.PARTS is None or len(read.statement(text, own=own).slots) < 2:
+    parts_at = languages.current().statements.PARTS
+    whole = slots_of(text, own=own)
+    if parts_at is None or len(whole) < 2:
         return [text]
     parts: list[tuple[str, set[str]]] = []  # each part as written, and the attributes its clauses state
     start, joint = 0, ""
-    for cut in [*read.PARTS.finditer(text), None]:
+    for cut in [*parts_at.finditer(text), None]:
         clause = text[start : cut.start() if cut else len(text)]
-        stated = set(read.statement(clause, own=own).slots)
+        stated = set(slots_of(clause, own=own))
         if parts and not (stated and parts[-1][1]):  # back with the words it was cut at: "I live in Paris, France"
             parts[-1] = (parts[-1][0] + joint + clause, parts[-1][1] | stated)
         else:
             parts.append((clause, stated))
         start, joint = (cut.end(), cut.group(0)) if cut else (start, "")
     pieces = [_opening(part.strip(), n) for n, (part, _) in enumerate(parts)]
-    whole = read.statement(text, own=own).slots
-    each = [read.statement(piece, own=own).slots for piece in pieces]
+    each = [slots_of(piece, own=own) for piece in pieces]
     if len(pieces) < 2 or not all(each) or {k: v for slots in each for k, v in slots.items()} != whole:
         return [text]
     if not all(is_salient(piece) for piece in pieces):  # too slight to stand alone: nothing said is lost

@@ -319,19 +319,29 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
     clauses = CLAUSES.split(sentence.rstrip(".!"))
     mine = True  # the sentence so far in one's own words: a clause leaving its subject out goes on with "I"
     for n, clause in enumerate(clauses):
-        clause = clause.strip()
-        if mine:
-            clause = _with_subject(clause, sentence, opening=n == 0)
-        if n == 0:  # "My mum retired last year, moved to Spain": she moved
-            mine = bool(_IN_OWN_WORDS.match(clause) or _states(clause, sentence, opening=True))
+        clause, going_on = clause.strip(), ""
         while clause:
-            if place := _workplace(clause):
+            if going_on:  # "I live in Boston and work as a nurse": the clause goes on with the same "I"
+                with_i = _with_i(clause)
+                read = _clause_read(with_i, sentence, opening=n == 0) if with_i else (None, None, None)
+                if not any(read):
+                    whole = whole and bool(_COVERED.match(going_on))
+                    break
+                clause = with_i
+            else:
+                read = _clause_read(clause, sentence, opening=n == 0)
+                if not any(read) and mine and (with_i := _with_i(clause)):
+                    if any(read_i := _clause_read(with_i, sentence, opening=n == 0)):
+                        clause, read = with_i, read_i
+                if n == 0:  # "My mum retired last year, moved to Spain": she moved
+                    mine = bool(_IN_OWN_WORDS.match(clause) or any(read))
+            place, employer, stated = read
+            if place:
                 slots["workplace"] = place
                 found_hints.update(_WORKPLACE_HINTS)
-            if employer := _employer(clause, sentence):
+            if employer:
                 slots["employer"] = employer
                 found_hints.update(("work", "job"))
-            stated = _clause_slot(clause, opening=n == 0)
             if stated is None:
                 # "I live in Paris, France": a name going on with the value says no more.
                 whole = whole and bool(slots) and bool(_NAME_ONLY.fullmatch(clause))
@@ -339,12 +349,11 @@ def _sentence_slots(sentence: str, found_hints: set[str]) -> tuple[dict[str, str
             slot, value, rest, hints = stated
             slots[slot] = value
             found_hints.update(hints)
-            # "I live in Boston and work as a nurse": the clause goes on with the same "I".
             more = _GOES_ON.match(rest)
-            clause = _with_subject(more.group("rest"), sentence, opening=False) if more else ""
-            if not clause.startswith("I "):
+            if not more:
                 whole = whole and bool(_COVERED.match(rest))
                 break
+            clause, going_on = more.group("rest"), rest
     return slots, whole
 
 
@@ -360,20 +369,19 @@ _NOT_DROPPED = (
 )
 
 
-def _with_subject(clause: str, sentence: str, *, opening: bool) -> str:
-    """A clause of one's own words with its "I" back where chat leaves it out ("Moved to Leeds in May", "… and
-    work as a nurse") and it then states something it did not: the first person's statements are read from "I …".
-    A clause stating something as it is, or opening otherwise (on a subject, an article, a preposition, "like"),
-    stays as it is."""
+def _with_i(clause: str) -> str | None:
+    """A clause of one's own words with its "I" back, where chat leaves it out ("Moved to Leeds in May", "… and
+    work as a nurse"): the first person's statements are read from "I …". None: it opens otherwise (on a subject,
+    an article, a preposition, "like")."""
     first = clause.split(" ", 1)[0]
-    if not first.isalpha() or first.lower() in _NOT_DROPPED or _states(clause, sentence, opening=opening):
-        return clause
-    with_i = f"I {first.lower()}{clause[len(first) :]}"
-    return with_i if _states(with_i, sentence, opening=opening) else clause
+    if not first.isalpha() or first.lower() in _NOT_DROPPED:
+        return None
+    return f"I {first.lower()}{clause[len(first) :]}"
 
 
-def _states(clause: str, sentence: str, *, opening: bool) -> bool:
-    return bool(_workplace(clause) or _employer(clause, sentence) or _clause_slot(clause, opening=opening))
+def _clause_read(clause: str, sentence: str, *, opening: bool) -> tuple[str | None, str | None, tuple | None]:
+    """What a clause states: the city one works in, the employer, and the attribute its first pattern reads."""
+    return _workplace(clause), _employer(clause, sentence), _clause_slot(clause, opening=opening)
 
 
 # Places of work one moves to: "moved to the Tokyo office", "I moved to the outpatient clinic".
