@@ -137,6 +137,25 @@ def test_a_job_said_after_a_home_with_the_same_i_is_read_and_kept_apart_from_it(
     assert item.attribute == "occupation" and item.older == job
 
 
+def test_what_an_earlier_release_read_nothing_in_is_read_again_by_the_migration(api, kb):
+    """Migration 0023 reads again the offline facts of users' English turns: "Moved to Porto in November." was read
+    as stating nothing (chat leaves the "I" out); a reading that does not change is left as it is."""
+    import importlib
+
+    from django.db import connection
+
+    say(api, "I live in Lisbon, near the river.", "Moved to Porto in November.")
+    moved, home = Memory.objects.get(text__contains="Porto"), Memory.objects.get(text__contains="Lisbon")
+    released = {**moved.reading, "slots": {}, "whole": False, "hints": []}
+    Memory.objects.filter(pk=moved.pk).update(reading=released)  # as the release before read it
+    migration = importlib.import_module("memories.migrations.0023_english_subject_dropped_reread")
+    with connection.schema_editor() as editor:
+        migration.reread(None, editor)
+    moved.refresh_from_db()
+    assert moved.reading["slots"] == {"residence": "porto"}
+    assert Memory.objects.get(pk=home.pk).reading == home.reading
+
+
 def test_another_speaker_or_another_user_retires_nothing(api, kb):
     say(api, "I live in Berlin.", user="u-1")
     say(api, "I live in Munich.", speaker="Bob", session="s2", user="u-1")
