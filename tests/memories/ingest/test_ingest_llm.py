@@ -229,6 +229,16 @@ def test_only_salient_turns_are_sent(api, kb, fake_llm):
     assert "hello there" not in new_turns(fake_llm) and "two daughters" in new_turns(fake_llm)
 
 
+def test_a_short_turn_stating_an_attribute_is_sent(api, kb, fake_llm):
+    """ "Work as a paramedic now." has two content words and no "I", yet states what she works as: it is sent to the
+    model (before, the salience gate skipped it as small talk, and the change was never read)."""
+    fake_llm.reply_json(add("Alice works as a paramedic."))
+    post_turns(api, [("m1", "ok cool"), ("m2", "Work as a paramedic now.")])
+    run_queued_tasks()
+    assert fake_llm.calls == 1 and "paramedic" in new_turns(fake_llm) and "ok cool" not in new_turns(fake_llm)
+    assert JobRun.objects.get().detail["turns_skipped_by_salience_gate"] == 1
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
