@@ -1,5 +1,5 @@
-"""The offline facts of users' English turns read again, for what chat says leaving the "I" out ("Moved to Porto in
-November.", "I live in Bath and work as a midwife…"): an earlier release read nothing there. Only the readings that
+"""The offline facts of users' English turns read again, for what chat says leaving the "I" out ("Got a job at
+Boots last week.", "I live in Bath and work as a midwife…"): an earlier release read nothing there. Only the readings that
 change are written. A fact stating several attributes stays one memory (new turns are cut into one per attribute)."""
 
 import json

@@ -60,7 +60,7 @@ def test_a_restated_home_retires_the_old_one_dated_and_linked(api, kb):
         ("My birthday is May 3.", "My birthday is June 9."),
         ("I live in Lisbon.", "We moved from Lisbon to Porto in November."),
         # Chat leaves the "I" out.
-        ("I live in Lisbon.", "Moved to Porto in November."),
+        ("I work at Google.", "Got a job at Boots last week."),
         ("I work as a nurse.", "Work as a paramedic now."),
     ],
 )
@@ -138,21 +138,21 @@ def test_a_job_said_after_a_home_with_the_same_i_is_read_and_kept_apart_from_it(
 
 
 def test_what_an_earlier_release_read_nothing_in_is_read_again_by_the_migration(api, kb):
-    """Migration 0023 reads again the offline facts of users' English turns: "Moved to Porto in November." was read
+    """Migration 0023 reads again the offline facts of users' English turns: "Got a job at Boots last week." was read
     as stating nothing (chat leaves the "I" out); a reading that does not change is left as it is."""
     import importlib
 
     from django.db import connection
 
-    say(api, "I live in Lisbon, near the river.", "Moved to Porto in November.")
-    moved, home = Memory.objects.get(text__contains="Porto"), Memory.objects.get(text__contains="Lisbon")
+    say(api, "I live in Lisbon, near the river.", "Got a job at Boots last week.")
+    moved, home = Memory.objects.get(text__contains="Boots"), Memory.objects.get(text__contains="Lisbon")
     released = {**moved.reading, "slots": {}, "whole": False, "hints": []}
     Memory.objects.filter(pk=moved.pk).update(reading=released)  # as the release before read it
     migration = importlib.import_module("memories.migrations.0023_english_subject_dropped_reread")
     with connection.schema_editor() as editor:
         migration.reread(None, editor)
     moved.refresh_from_db()
-    assert moved.reading["slots"] == {"residence": "porto"}
+    assert moved.reading["slots"] == {"employer": "boots"}
     assert Memory.objects.get(pk=home.pk).reading == home.reading
 
 
