@@ -60,6 +60,19 @@ def test_an_offline_fact_of_no_named_speaker_is_read_as_the_speakers_own_words()
     assert english["speaker"] == ""
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Tomás: Dejé el curro en Leroy Merlin.", {"employer": "not leroy merlin"}),
+        ("Tomás: Dejé de fumar en enero.", {}),
+        ("Tomás: He dejado de beber refrescos.", {}),
+    ],
+)
+def test_leaving_a_job_is_not_stopping_a_habit(text, slots):
+    """Where one no longer works, and "dejé de" before an infinitive: a habit stopped, no employer."""
+    assert statement(text).slots == slots
+
+
 @pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

@@ -38,6 +38,22 @@ def test_a_statement_gives_the_value_of_an_attribute_of_its_speaker(text, slots)
     assert statement(text).slots == slots
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Rita: Saí do meu emprego na Embraer.", {"employer": "not embraer"}),
+        ("Rita: Pedi demissão da Sonae.", {"employer": "not sonae"}),
+        ("Rita: Deixei de comer carne.", {}),
+        ("Rita: Saí de casa aos dezoito.", {}),
+        ("Rita: Saí no sábado com as amigas.", {}),
+    ],
+)
+def test_leaving_a_job_is_not_leaving_home_a_habit_or_the_house(text, slots):
+    """Where one no longer works, and what leaving says otherwise: stopping a habit ("deixei de": an infinitive),
+    leaving home, going out."""
+    assert statement(text).slots == slots
+
+
 @pytest.mark.parametrize("text", ["Se eu morasse em Faro seria feliz.", "Você mora em Faro?", "Talvez more em Faro."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

@@ -107,6 +107,13 @@ def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
     return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
 
 
+# What one leaves that is no employer: a trip ("left for Rome"), home, a thing left somewhere ("left my keys there",
+# "left a review"), a habit ("quit smoking"), a time ("left early").
+_NOT_LEFT = (
+    r"(?!(?:for|home|early|late|behind|it|them|him|her|me|us|that|this|my|his|our|their|your|a|an|some)\b|"
+    r"(?-i:[a-z])\w*ing\b)"
+)
+
 _PATTERNS = [
     _p(
         "residence",
@@ -161,7 +168,7 @@ _PATTERNS = [
     ),
     _p(
         "employer",
-        r"i(?: just| finally)* (?:quit|left)(?: my job| my position| working)?(?: at| with)? " + _END,
+        r"i(?: just| finally)* (?:quit|left)(?: my job| my position| working)?(?: at| with)? " + _NOT_LEFT + _END,
         hints=("quit", "left", "job", "work"),
         negated=True,
     ),

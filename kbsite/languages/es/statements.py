@@ -83,7 +83,9 @@ _PATTERNS = [
     ),
     _p(
         "employer",
-        r"(?:he dejado|dejé|dejo) (?:mi (?:trabajo|curro|puesto) |el (?:trabajo|curro) )?(?:en|de) " + _END,
+        r"(?:he dejado|dejé|dejo) (?:mi (?:trabajo|curro|puesto) |el (?:trabajo|curro) )?(?:en|de) "
+        # Not a habit ("dejé de fumar": an infinitive) nor home ("dejé de casa").
+        r"(?!(?-i:[a-zá-ú])\w*(?:ar|er|ir)\b|casa\b)" + _END,
         hints=_JOB_HINTS + ("dejado", "dejé"),
         negated=True,
     ),

@@ -85,8 +85,10 @@ _PATTERNS = [
     ),
     _p(
         "employer",
-        r"(?:saí|sai|larguei|deixei|pedi demissão) (?:do meu emprego |do emprego |do trabalho )?(?:d[oa]|de|em) "
-        + _END,
+        r"(?:saí|sai|larguei|deixei|pedi demissão) "
+        r"(?:(?:do meu emprego|do emprego|do trabalho) (?:d[oa]|de|em|n[oa])|d[oa]|de|em) "
+        # Not a habit ("deixei de fumar": an infinitive) nor home ("saí de casa").
+        r"(?!(?-i:[a-zà-ú])\w*(?:ar|er|ir)\b|casa\b|(?:meu |o )?(?:emprego|trabalho)\b)" + _END,
         hints=_JOB_HINTS + ("saí", "larguei", "deixei"),
         negated=True,
     ),

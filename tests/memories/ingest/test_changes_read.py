@@ -306,6 +306,24 @@ def test_a_place_for_now_or_of_work_is_no_employer_team_or_home(text):
 @pytest.mark.parametrize(
     "text, slots",
     [
+        ("Ivo: I quit my job at Ocado in June.", {"employer": "not ocado"}),
+        ("Ivo: Left Deliveroo at the end of May.", {"employer": "not deliveroo"}),
+        ("Ivo: I left for a week in Crete!", {}),
+        ("Ivo: I left my bike at the station.", {}),
+        ("Ivo: I quit vaping in March.", {}),
+        ("Ivo: I left home at seventeen.", {}),
+        ("Ivo: I left a comment on the plan.", {}),
+    ],
+)
+def test_leaving_a_job_is_not_a_trip_a_thing_left_or_a_habit(text, slots):
+    """Where one no longer works, said with or without "my job"; leaving for a trip, leaving a thing somewhere,
+    quitting a habit (a verb in -ing), leaving home or leaving a comment name no employer."""
+    assert {key: value for key, value in statement(text).slots.items() if key == "employer"} == slots
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
         ("Zoe: Tom proposed at the top of Arthur's Seat and I said yes!!", {"relationship": "engaged"}),
         ("Zoe: SHE SAID YES!!! 💍 asked her at breakfast", {"relationship": "engaged"}),
         ("Zoe: I'm from Lagos but I've been in Leeds four years now", {"residence": "leeds"}),

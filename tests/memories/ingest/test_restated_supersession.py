@@ -156,6 +156,24 @@ def test_what_an_earlier_release_read_nothing_in_is_read_again_by_the_migration(
     assert Memory.objects.get(pk=home.pk).reading == home.reading
 
 
+def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migration(api, kb):
+    """Migration 0024 reads again the memories read as leaving an employer: "I quit smoking in March" was read as no
+    longer working at "smoking"; leaving a job stays read as it was."""
+    import importlib
+
+    from django.db import connection
+
+    say(api, "I quit smoking in March, day 40 without a cigarette.", "I quit my job at Ocado in June.")
+    habit, job = Memory.objects.get(text__contains="smoking"), Memory.objects.get(text__contains="Ocado")
+    assert job.reading["slots"] == {"employer": "not ocado"}
+    Memory.objects.filter(pk=habit.pk).update(reading={**habit.reading, "slots": {"employer": "not smoking"}})
+    migration = importlib.import_module("memories.migrations.0024_leaving_reread")
+    with connection.schema_editor() as editor:
+        migration.reread(None, editor)
+    assert Memory.objects.get(pk=habit.pk).reading == habit.reading
+    assert Memory.objects.get(pk=job.pk).reading == job.reading
+
+
 def test_another_speaker_or_another_user_retires_nothing(api, kb):
     say(api, "I live in Berlin.", user="u-1")
     say(api, "I live in Munich.", speaker="Bob", session="s2", user="u-1")
