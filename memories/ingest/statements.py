@@ -25,7 +25,7 @@ from kbsite.languages.reading import (  # noqa: F401 - read from here too
     statement_of,
     values_agree,
 )
-from memories.text import ANSWERING, is_salient
+from memories.text import ANSWERING
 
 
 def statement(text: str, own: bool | None = None) -> Statement:
@@ -49,9 +49,9 @@ def one_each(text: str, own: bool | None = None) -> list[str]:
     """``text`` cut where a clause of it states another attribute than the clauses before it ("Me llamo Lucía y vivo
     en Valencia." -> "Me llamo Lucía", "Vivo en Valencia."), so that each is held, and retired, on its own: her move
     retires where she lived, not her name. Cut only where each part, read alone, states what it stated in the whole
-    and is salient enough to stand alone; a clause stating nothing stays with the one before it ("I live in Paris,
-    France"). Else, and in a language with no reader of statements, whole. ``own``: the speaker's own words, as
-    :func:`reading` takes it."""
+    (so each is kept however short: memories.ingest.extraction.kept); a clause stating nothing stays with the one
+    before it ("I live in Paris, France"). Else, and in a language with no reader of statements, whole. ``own``: the
+    speaker's own words, as :func:`reading` takes it."""
     parts_at = languages.current().statements.PARTS
     whole = slots_of(text, own=own)
     if parts_at is None or len(whole) < 2:
@@ -69,8 +69,6 @@ def one_each(text: str, own: bool | None = None) -> list[str]:
     pieces = [_opening(part.strip(), n) for n, (part, _) in enumerate(parts)]
     each = [slots_of(piece, own=own) for piece in pieces]
     if len(pieces) < 2 or not all(each) or {k: v for slots in each for k, v in slots.items()} != whole:
-        return [text]
-    if not all(is_salient(piece) for piece in pieces):  # too slight to stand alone: nothing said is lost
         return [text]
     return pieces
 
