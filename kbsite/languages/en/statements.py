@@ -26,7 +26,7 @@ from kbsite.languages.reading import Statement, read_statement
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
     r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
-    r"at the moment|for now|so much|a lot|very much"
+    r"at the moment|for now|so much|a lot|very much|obviously|honestly|though|anyway|btw|tbh|lol|haha"
 )
 # Where a value ends: the next clause, or a time, place or manner said of it.
 _VALUE_STOP = re.compile(
@@ -58,7 +58,7 @@ _LIVED = (
 _ARTICLE = re.compile(r"^(?:the|a|an|my|our|some)\s+", re.I)
 NOT_THINGS = frozenset(
     "it that this them these those you your him her me us everything anything something all to for how what why when "
-    "where who see have be".split()
+    "where who see have be yourself yourselves myself himself herself ourselves themselves itself".split()
 )
 _VERB = (
     r"(?:like|love|enjoy|adore|eat|drink|play|watch|do|"
@@ -96,6 +96,7 @@ class _Pattern:
     hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
     negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
     opening: bool = False  # only the clause opening a sentence ("My mum retired, moved to Spain": not the speaker)
+    not_last: frozenset[str] = frozenset()  # a value ending on one of these is none of this attribute's
 
 
 # Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
@@ -107,6 +108,10 @@ def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
     return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
 
 
+# What one joins that is no employer: a club, a group, a class ("I joined a running club").
+_NOT_JOINED = frozenset(
+    "club group class classes choir band league gym community society course meetup forum church".split()
+)
 # What one leaves that is no employer: a trip ("left for Rome"), home, a thing left somewhere ("left my keys there",
 # "left a review"), a habit ("quit smoking"), a time ("left early").
 _NOT_LEFT = (
@@ -165,6 +170,7 @@ _PATTERNS = [
         r"(?:i|we)(?: just| recently| finally)* "
         r"(?:joined|started (?:working |a new job )?at|got a job at|was hired by) " + _END,
         hints=("joined", "started", "job", "hired", "work"),
+        not_last=_NOT_JOINED,
     ),
     _p(
         "employer",
@@ -512,6 +518,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         if all(word in _NOT_AFTER_SUBJECT for word in words):
             continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)
+        if words[-1] in pattern.not_last:
+            continue  # "I joined a running club": a club is no employer
         if pattern.slot == "residence" and words[-1] in _WORK_NOUNS:
             continue  # "I moved to the outpatient clinic": a place of work, not a home
         if pattern.slot == "relationship":

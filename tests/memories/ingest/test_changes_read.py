@@ -324,6 +324,26 @@ def test_leaving_a_job_is_not_a_trip_a_thing_left_or_a_habit(text, slots):
 @pytest.mark.parametrize(
     "text, slots",
     [
+        ("Ivo: I joined Monzo in May.", {"employer": "monzo"}),
+        ("Ivo: Joined a climbing club in May, loving it.", {}),
+        ("Ivo: I joined a book group at the library.", {}),
+        ("Ivo: left the warehouse job honestly, too many night shifts.", {"employer": "not warehouse job"}),
+    ],
+)
+def test_joining_a_club_is_no_employer_and_a_value_ends_before_chats_fillers(text, slots):
+    """Joining a club, a group or a class names no employer; a filler of chat ("honestly", "tbh", "lol") ends a
+    value as "now" does."""
+    assert {key: value for key, value in statement(text).slots.items() if key == "employer"} == slots
+
+
+def test_a_reflexive_pronoun_is_nothing_liked():
+    """ "Enjoy yourself!" read with the "I" put back states no liking of "yourself"."""
+    assert statement("Ivo: Have fun. Enjoy yourself!", own=True).slots == {}
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
         ("Zoe: Tom proposed at the top of Arthur's Seat and I said yes!!", {"relationship": "engaged"}),
         ("Zoe: SHE SAID YES!!! 💍 asked her at breakfast", {"relationship": "engaged"}),
         ("Zoe: I'm from Lagos but I've been in Leeds four years now", {"residence": "leeds"}),

@@ -157,7 +157,7 @@ def test_what_an_earlier_release_read_nothing_in_is_read_again_by_the_migration(
 
 
 def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migration(api, kb):
-    """Migration 0024 reads again the memories read as leaving an employer: "I quit smoking in March" was read as no
+    """Migration 0024 reads again the memories read as stating an attribute: "I quit smoking in March" was read as no
     longer working at "smoking"; leaving a job stays read as it was."""
     import importlib
 
@@ -167,7 +167,7 @@ def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migr
     habit, job = Memory.objects.get(text__contains="smoking"), Memory.objects.get(text__contains="Ocado")
     assert job.reading["slots"] == {"employer": "not ocado"}
     Memory.objects.filter(pk=habit.pk).update(reading={**habit.reading, "slots": {"employer": "not smoking"}})
-    migration = importlib.import_module("memories.migrations.0024_leaving_reread")
+    migration = importlib.import_module("memories.migrations.0024_attributes_reread")
     with connection.schema_editor() as editor:
         migration.reread(None, editor)
     assert Memory.objects.get(pk=habit.pk).reading == habit.reading

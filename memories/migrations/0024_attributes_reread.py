@@ -1,6 +1,7 @@
-"""The memories read as leaving an employer read again: an earlier release read leaving for a trip, leaving a thing
+"""The memories read as stating an attribute read again: an earlier release read leaving for a trip, leaving a thing
 somewhere, leaving home and stopping a habit ("I quit smoking", "dejé de fumar", "deixei de fumar") as no longer
-working there. Only the readings that change are written."""
+working there, joining a club as an employer, and ran a value on past chat's fillers ("the vet job obviously"). Only
+the readings that change are written."""
 
 import json
 
@@ -24,7 +25,7 @@ def reread(apps, schema_editor):
                               JOIN memories_message g ON g.id = s.message_id
                               WHERE s.memory_id = m.id AND g.role = 'user') AS own
                    FROM memories_memory m
-                   WHERE m.id > %s AND m.reading -> 'slots' ->> 'employer' LIKE 'not %%'
+                   WHERE m.id > %s AND m.reading -> 'slots' <> '{}'::jsonb
                    ORDER BY m.id LIMIT %s""",
                 [last, BATCH],
             )
