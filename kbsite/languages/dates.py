@@ -1,9 +1,13 @@
-"""The shapes of dates in languages that write them as "16 <month> 2023" (with the language's own connecting words),
-built from a language's month names: the patterns query periods are read with."""
+"""Months and dates in a language's words: the shapes of dates in languages that write them as "16 <month> 2023"
+(with the language's own connecting words), built from its month names (the patterns query periods are read with),
+and whether a word names a month."""
 
 from __future__ import annotations
 
 import re
+from functools import cache
+
+from kbsite import languages
 
 
 def months(names: list[tuple[str, ...]]) -> dict[str, int]:
@@ -23,3 +27,19 @@ def date_patterns(months_: dict[str, int], *, of: str, in_year: str) -> list[tup
         ("month", re.compile(rf"\b{month},?{link}{year}\b", re.I)),
         ("year", re.compile(rf"\b(?:{in_year})\s+{year}\b", re.I)),
     ]
+
+
+def a_month(word: str) -> bool:
+    """Whether ``word`` names a month in full in the language in force ("june", "septiembre"; not "mar", which is
+    March cut short and a word of its own): a time, never a value of an attribute ("I moved in June")."""
+    return word in _full_months(languages.current_code())
+
+
+@cache
+def _full_months(code: str) -> frozenset[str]:
+    months_ = getattr(languages.get(code).words, "MONTHS", {})
+    return frozenset(
+        name
+        for name, n in months_.items()
+        if not any(o != name and o.startswith(name) and m == n for o, m in months_.items())
+    )

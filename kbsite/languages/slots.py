@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kbsite.languages.dates import a_month
 from kbsite.languages.reading import Statement, read_statement
 
 
@@ -118,8 +119,8 @@ class SlotReader:
             if pattern.strict and (more.strip() or rest.strip()):
                 continue  # "no me gusta el café por la noche" says nothing of coffee
             words = self.article.sub("", value.strip()).lower().split()
-            if not 0 < len(words) <= 4 or words[0] in self.not_things:
-                continue
+            if not 0 < len(words) <= 4 or words[0] in self.not_things or a_month(words[0]):
+                continue  # "empiezo en septiembre": a time, no employer
             value = " ".join(words)
             if pattern.slot == "residence" and words[0] in self.work_nouns:
                 continue

@@ -1,7 +1,7 @@
 """The memories read as stating an attribute read again: an earlier release read leaving for a trip, leaving a thing
 somewhere, leaving home and stopping a habit ("I quit smoking", "dejé de fumar", "deixei de fumar") as no longer
-working there, joining a club as an employer, and ran a value on past chat's fillers ("the vet job obviously"). Only
-the readings that change are written."""
+working there, joining a club as an employer, a month as a home or an employer ("I moved in June"), and ran a value
+on past chat's fillers ("the vet job obviously"). Only the readings that change are written."""
 
 import json
 

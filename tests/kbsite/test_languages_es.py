@@ -66,10 +66,13 @@ def test_an_offline_fact_of_no_named_speaker_is_read_as_the_speakers_own_words()
         ("Tomás: Dejé el curro en Leroy Merlin.", {"employer": "not leroy merlin"}),
         ("Tomás: Dejé de fumar en enero.", {}),
         ("Tomás: He dejado de beber refrescos.", {}),
+        ("Tomás: Me han cogido en una gestoría y empiezo en octubre.", {"employer": "gestoría"}),
+        ("Tomás: Empiezo en octubre.", {}),
     ],
 )
-def test_leaving_a_job_is_not_stopping_a_habit(text, slots):
-    """Where one no longer works, and "dejé de" before an infinitive: a habit stopped, no employer."""
+def test_leaving_a_job_is_not_stopping_a_habit_and_a_month_no_employer(text, slots):
+    """Where one no longer works, and "dejé de" before an infinitive: a habit stopped, no employer; starting in a
+    month names when, not where."""
     assert statement(text).slots == slots
 
 

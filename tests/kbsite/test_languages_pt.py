@@ -46,11 +46,12 @@ def test_a_statement_gives_the_value_of_an_attribute_of_its_speaker(text, slots)
         ("Rita: Deixei de comer carne.", {}),
         ("Rita: Saí de casa aos dezoito.", {}),
         ("Rita: Saí no sábado com as amigas.", {}),
+        ("Rita: Começo em outubro.", {}),
     ],
 )
 def test_leaving_a_job_is_not_leaving_home_a_habit_or_the_house(text, slots):
     """Where one no longer works, and what leaving says otherwise: stopping a habit ("deixei de": an infinitive),
-    leaving home, going out."""
+    leaving home, going out; starting in a month names when, not where."""
     assert statement(text).slots == slots
 
 

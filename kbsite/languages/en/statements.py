@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kbsite.languages.dates import a_month
 from kbsite.languages.en.words import ANY_SENTENCE
 from kbsite.languages.reading import Statement, read_statement
 
@@ -515,6 +516,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         words = _ARTICLE.sub("", value).lower().split()
         if not 0 < len(words) <= 4 or (pattern.value and words[0] in NOT_THINGS):
             continue
+        if a_month(words[0]) and not pattern.entire:
+            continue  # "I moved in June": a time, no home (a birthday, "May 3", is a value of its own)
         if all(word in _NOT_AFTER_SUBJECT for word in words):
             continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)

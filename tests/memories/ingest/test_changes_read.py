@@ -336,6 +336,12 @@ def test_joining_a_club_is_no_employer_and_a_value_ends_before_chats_fillers(tex
     assert {key: value for key, value in statement(text).slots.items() if key == "employer"} == slots
 
 
+@pytest.mark.parametrize("text", ["Ivo: I moved in June.", "Ivo: We moved in May, finally."])
+def test_a_month_is_no_home(text):
+    """ "I moved in June" says when, not where: no home of "june" to replace the one stated before."""
+    assert statement(text).slots == {}
+
+
 def test_a_reflexive_pronoun_is_nothing_liked():
     """ "Enjoy yourself!" read with the "I" put back states no liking of "yourself"."""
     assert statement("Ivo: Have fun. Enjoy yourself!", own=True).slots == {}
