@@ -1,7 +1,9 @@
 """The memories read as stating an attribute read again: an earlier release read leaving for a trip, leaving a thing
 somewhere, leaving home and stopping a habit ("I quit smoking", "dejé de fumar", "deixei de fumar") as no longer
-working there, joining a club as an employer, a month as a home or an employer ("I moved in June"), and ran a value
-on past chat's fillers ("the vet job obviously"). Only the readings that change are written."""
+working there, joining a club as an employer, a month as a home or an employer ("I moved in June"), an idiom or a
+visit as a home ("living in the moment", "in London for a conference"), a time as an employer ("I work at night"), a
+state as a thing's value ("my car is in the shop"), and ran a value on past chat's fillers ("the vet job
+obviously"). Only the readings that change are written."""
 
 import json
 

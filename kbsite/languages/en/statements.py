@@ -27,7 +27,7 @@ from kbsite.languages.reading import Statement, read_statement
 _END = r"(?P<v>[^,.;:!?()\"]+)"
 _FILLER = (
     r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
-    r"at the moment|for now|so much|a lot|very much|obviously|honestly|though|anyway|btw|tbh|lol|haha"
+    r"at the moment|for now|so much|a lot|very much|obviously|honestly|though|anyway|btw|tbh|lol|haha|early|late"
 )
 # Where a value ends: the next clause, or a time, place or manner said of it.
 _VALUE_STOP = re.compile(
@@ -97,7 +97,9 @@ class _Pattern:
     hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text); none: its words
     negated: bool = False  # the value is said to hold no more ("no longer vegetarian": "not vegetarian")
     opening: bool = False  # only the clause opening a sentence ("My mum retired, moved to Spain": not the speaker)
-    not_last: frozenset[str] = frozenset()  # a value ending on one of these is none of this attribute's
+    not_first: frozenset[str] = frozenset()  # a value opening on one of these is none of this attribute's
+    not_last: frozenset[str] = frozenset()  # nor one ending on one of these
+    not_after: re.Pattern | None = None  # nor one followed by this (a visit: "in London for a conference")
 
 
 # Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
@@ -109,15 +111,37 @@ def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
     return _Pattern(slot, re.compile(_LEAD + pattern, re.I), **kwargs)
 
 
-# What one joins that is no employer: a club, a group, a class ("I joined a running club").
+# What one joins that is no employer: a club, a group, a class ("I joined a running club"), a call, the fun.
 _NOT_JOINED = frozenset(
-    "club group class classes choir band league gym community society course meetup forum church".split()
+    "club group class classes choir band league gym community society course meetup forum church call meeting chat "
+    "zoom queue line fun party conversation discussion thread waitlist game protest".split()
+)
+# Where one lives, said of no place: "I live in fear of…", "living in the moment", "moved to tears", "moved in
+# together", "based in reality", "moved to the couch for the night".
+_NOT_HOMES = frozenset(
+    "fear hope denial moment past present future reality fact peace harmony luxury style tears together silence "
+    "shock bed couch sofa limbo theory practice debt".split()
+)
+# Where one works, said of no employer: a time ("at night", "at 7"), a place of the day ("at home"), oneself, a pay.
+_NOT_EMPLOYERS = frozenset(
+    "night nights home weekends times least first free peanuts minimum myself yourself ourselves himself herself "
+    "themselves bottom top beginning scratch zero dawn noon midnight".split()
+)
+# As what one works, said of no title: "I work as hard as I can", "as a team".
+_NOT_TITLES = frozenset("hard fast much long well team usual normal always before planned expected".split())
+# What follows a place one is in on a visit, not a home: "I've been in London for a conference", "on business".
+_VISIT = re.compile(
+    r"^\s*(?:for (?:a|an|the)\s+(?!(?:last|past|next|few|couple|whole|entire)\b|"
+    r"(?:days?|weeks?|months?|years?|decades?|while)\b)\w|on (?:business|holiday|vacation|a trip)\b|"
+    r"(?:this|for the) (?:week|weekend)\b|today\b|tonight\b)",
+    re.I,
 )
 # What one leaves that is no employer: a trip ("left for Rome"), home, a thing left somewhere ("left my keys there",
-# "left a review"), a habit ("quit smoking"), a time ("left early").
+# "left a review"), a habit ("quit smoking"), a time ("left early"), a building left for the day ("left work at five",
+# "left the office late"), school.
 _NOT_LEFT = (
-    r"(?!(?:for|home|early|late|behind|it|them|him|her|me|us|that|this|my|his|our|their|your|a|an|some)\b|"
-    r"(?-i:[a-z])\w*ing\b)"
+    r"(?!(?:for|home|early|late|behind|it|them|him|her|me|us|that|this|my|his|our|their|your|a|an|some|work|"
+    r"school|(?:the )?(?:house|office|building|party|pub|bar|gym|meeting))\b|(?-i:[a-z])\w*ing\b)"
 )
 
 _PATTERNS = [
@@ -126,9 +150,18 @@ _PATTERNS = [
         # "we" too: where the speaker's family lives is where they live ("We moved from Lisbon to Porto").
         r"(?:i|we)(?:'m| am|'re| are|'ve| have)?(?: now| currently| just| still)* " + _LIVED,
         hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+        not_after=_VISIT,
     ),
     # No subject, as people chat, opening a sentence: "live w 2 roommates in Logan Square", "moved in w jess in…".
-    _p("residence", r"(?:(?:now|currently|just|still) )*" + _LIVED, hints=_HOME_HINTS, opening=True),
+    _p(
+        "residence",
+        r"(?:(?:now|currently|just|still) )*" + _LIVED,
+        hints=_HOME_HINTS,
+        opening=True,
+        not_first=_NOT_HOMES,
+        not_after=_VISIT,
+    ),
     # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith".
     _p(
         "residence",
@@ -142,8 +175,14 @@ _PATTERNS = [
         "employer",
         r"i(?:'m| am)?(?: now| currently| still)* (?:work|working) (?:at|for) " + _END,
         hints=("work", "working"),
+        not_first=_NOT_EMPLOYERS,
     ),
-    _p("occupation", r"i(?: now| currently| still)* work as (?:an? )?" + _END, hints=("work",)),
+    _p(
+        "occupation",
+        r"i(?: now| currently| still)* work as (?:an? )?" + _END,
+        hints=("work",),
+        not_first=_NOT_TITLES,
+    ),
     _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
     _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
     _p(
@@ -171,6 +210,7 @@ _PATTERNS = [
         r"(?:i|we)(?: just| recently| finally)* "
         r"(?:joined|started (?:working |a new job )?at|got a job at|was hired by) " + _END,
         hints=("joined", "started", "job", "hired", "work"),
+        not_first=_NOT_EMPLOYERS | {"in"},
         not_last=_NOT_JOINED,
     ),
     _p(
@@ -190,12 +230,15 @@ _PATTERNS = [
         "residence",
         r"(?:(?:i|we)(?:'m| am|'re| are)(?: now)? )?(?:based|living|settled) in " + _END,
         hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+        not_after=_VISIT,
     ),
     # "I've been in Toronto six years now", "we've been living in Leith since May".
     _p(
         "residence",
         r"(?:i|we)(?:'ve| have) been (?:living |based )?in (?P<v>(?-i:[A-Z])[^,.;:!?()\"]*)",
         hints=_HOME_HINTS,
+        not_after=_VISIT,
     ),
     _p(
         "residence",
@@ -224,7 +267,7 @@ _PATTERNS = [
     _p(
         "relationship",
         r"(?:[\w'-]+ and )?(?:i|we)(?:'ve| have|'re| are|'m| am)?(?: just| finally| recently| officially)*"
-        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b",
+        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b(?!-)",
         hints=_RELATIONSHIP_HINTS,
     ),
     _p(
@@ -294,6 +337,8 @@ _NOT_SUBJECTS = frozenset(
 )
 # Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
 # to my own flat", "Signed on at the hospital").
+# Openings of a state said of a thing ("my boss is on holiday", "…still at work", "…so annoying").
+_STATE_OPENINGS = frozenset("off away out over under still not so very really such being".split())
 _NOT_AFTER_SUBJECT = frozenset(
     "the a an my our your his her their its this that these those to in on at for with from of into by".split()
 )
@@ -521,8 +566,16 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         if all(word in _NOT_AFTER_SUBJECT for word in words):
             continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)
-        if words[-1] in pattern.not_last:
+        if words[0] in pattern.not_first or words[-1] in pattern.not_last:
             continue  # "I joined a running club": a club is no employer
+        if pattern.not_after and pattern.not_after.match(rest):
+            continue  # "I've been in London for a conference": a visit
+        if all(word.isdigit() for word in words) and pattern.slot in ("employer", "residence", "occupation"):
+            continue  # "I started at 9": a time
+        if pattern.entire and (
+            words[0] in _NOT_AFTER_SUBJECT or words[0] in _STATE_OPENINGS or words[0].endswith("ing")
+        ):
+            continue  # "My car is in the shop", "My job is killing me": how it is, not what
         if pattern.slot == "residence" and words[-1] in _WORK_NOUNS:
             continue  # "I moved to the outpatient clinic": a place of work, not a home
         if pattern.slot == "relationship":

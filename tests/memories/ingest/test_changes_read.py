@@ -342,6 +342,56 @@ def test_a_month_is_no_home(text):
     assert statement(text).slots == {}
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Where one lives, said of no place, or of a visit.
+        "Ivo: I live in fear of my landlord.",
+        "Ivo: I'm living in the moment these days.",
+        "Ivo: I moved to the couch for the night.",
+        "Ivo: We moved in together last spring.",
+        "Ivo: I'm based in reality, unlike my brother.",
+        "Ivo: I've been in London for a conference this week.",
+        # Where and as what one works, said of a time, a place of the day, oneself or how.
+        "Ivo: I work at night mostly.",
+        "Ivo: I work at home on Fridays.",
+        "Ivo: I work for myself now.",
+        "Ivo: I work as hard as I can.",
+        "Ivo: I started at 9.",
+        "Ivo: I joined the call late.",
+        "Ivo: I joined in the fun.",
+        "Ivo: I left work at five.",
+        "Ivo: I left the office late.",
+        # How a thing of one's is, not what it is.
+        "Ivo: My car is in the shop.",
+        "Ivo: My job is killing me.",
+        "Ivo: My boss is on holiday.",
+        "Ivo: I'm single-handedly running the bake sale.",
+    ],
+)
+def test_idioms_visits_and_states_are_no_home_employer_title_or_value(text):
+    """Everyday sentences that look like a statement of where one lives or works, as what, or of a thing's value
+    read as none of them: each would have replaced the value stated before."""
+    assert not {"residence", "employer", "occupation", "car", "job", "boss", "relationship"} & set(
+        statement(text).slots
+    )
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Ivo: I live in the suburbs now.", {"residence": "suburbs"}),
+        ("Ivo: I'm living in Berlin for a year.", {"residence": "berlin"}),
+        ("Ivo: I've been in Toronto for the last six years.", {"residence": "toronto"}),
+        ("Ivo: I work at the bank on Main Street.", {"employer": "bank"}),
+        ("Ivo: My car is a Skoda Octavia.", {"car": "skoda octavia"}),
+        ("Ivo: I'm single again.", {"relationship": "single"}),
+    ],
+)
+def test_the_same_shapes_still_state_a_home_an_employer_or_a_value(text, slots):
+    assert statement(text).slots == slots
+
+
 def test_a_reflexive_pronoun_is_nothing_liked():
     """ "Enjoy yourself!" read with the "I" put back states no liking of "yourself"."""
     assert statement("Ivo: Have fun. Enjoy yourself!", own=True).slots == {}
