@@ -25,6 +25,7 @@ class Pattern:
     hints: tuple[str, ...] = ()  # words a statement of it contains (to find one by full text)
     negated: bool = False  # the value is said to hold no more
     mapped: dict | None = None  # the value read through this mapping
+    not_first: frozenset[str] = frozenset()  # a value opening on one of these is none of this attribute's
 
 
 def patterns_led_by(lead: str):
@@ -121,6 +122,8 @@ class SlotReader:
             words = self.article.sub("", value.strip()).lower().split()
             if not 0 < len(words) <= 4 or words[0] in self.not_things or a_month(words[0]):
                 continue  # "empiezo en septiembre": a time, no employer
+            if words[0] in pattern.not_first:
+                continue  # "vivo en las nubes": an idiom, no home
             value = " ".join(words)
             if pattern.slot == "residence" and words[0] in self.work_nouns:
                 continue

@@ -2,8 +2,9 @@
 somewhere, leaving home and stopping a habit ("I quit smoking", "dejé de fumar", "deixei de fumar") as no longer
 working there, joining a club as an employer, a month as a home or an employer ("I moved in June"), an idiom or a
 visit as a home ("living in the moment", "in London for a conference"), a time as an employer ("I work at night"), a
-state as a thing's value ("my car is in the shop"), and ran a value on past chat's fillers ("the vet job
-obviously"). Only the readings that change are written."""
+state as a thing's value ("my car is in the shop"), an idiom as a home or an employer in Spanish and Portuguese
+("vivo en las nubes", "entrei em pânico"), and ran a value on past chat's fillers ("the vet job obviously"). Only the
+readings that change are written."""
 
 import json
 

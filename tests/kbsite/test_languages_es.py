@@ -76,6 +76,40 @@ def test_leaving_a_job_is_not_stopping_a_habit_and_a_month_no_employer(text, slo
     assert statement(text).slots == slots
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomás: Vivo en las nubes.",
+        "Tomás: Vivo en paz desde que lo dejé.",
+        "Tomás: Trabajo en casa los viernes.",
+        "Tomás: Trabajo en equipo con mi hermana.",
+        "Tomás: Trabajo como un burro.",
+        "Tomás: Trabajo de noche.",
+        "Tomás: Trabajo de lunes a viernes.",
+        "Tomás: Entré en pánico.",
+        "Tomás: Entré en la ducha.",
+        "Tomás: Empecé en serio con el gimnasio.",
+        "Tomás: Me llamo como mi abuelo.",
+    ],
+)
+def test_idioms_and_times_are_no_home_employer_title_or_name(text):
+    """Sentences shaped like a statement of where one lives or works, as what, or one's name, that state none:
+    each would have replaced the value stated before."""
+    assert statement(text).slots == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Tomás: Vivo en un piso compartido en Ruzafa.", {"residence": "ruzafa"}),
+        ("Tomás: Entré en Indra en marzo.", {"employer": "indra"}),
+        ("Tomás: Trabajo como camarero en un bar.", {"occupation": "camarero", "employer": "bar"}),
+    ],
+)
+def test_a_home_named_before_where_it_is_and_an_employer_entered(text, slots):
+    assert statement(text).slots == slots
+
+
 @pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

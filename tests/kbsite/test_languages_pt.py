@@ -55,6 +55,29 @@ def test_leaving_a_job_is_not_leaving_home_a_habit_or_the_house(text, slots):
     assert statement(text).slots == slots
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rita: Vivo no mundo da lua.",
+        "Rita: Trabalho em casa.",
+        "Rita: Trabalho como um condenado.",
+        "Rita: Trabalho de noite.",
+        "Rita: Entrei em pânico.",
+        "Rita: Entrei no carro.",
+        "Rita: Comecei na segunda.",
+        "Rita: Saí do sério.",
+        "Rita: Me chamo como o meu avô.",
+    ],
+)
+def test_idioms_and_times_are_no_home_employer_title_or_name(text):
+    """Sentences shaped like a statement of where one lives or works, as what, or one's name, that state none."""
+    assert statement(text).slots == {}
+
+
+def test_a_home_named_before_where_it_is():
+    assert statement("Rita: Moro num apartamento pequeno em Braga.").slots == {"residence": "braga"}
+
+
 @pytest.mark.parametrize("text", ["Se eu morasse em Faro seria feliz.", "Você mora em Faro?", "Talvez more em Faro."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

@@ -54,9 +54,29 @@ _LEAD = r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por f
 _p = patterns_led_by(_LEAD)
 
 
+# Where one lives, said of no place: "vivo en las nubes", "vivo en paz", "vivo en un sinvivir".
+_NOT_HOMES = frozenset("nubes luna paz sinvivir pecado armonía presente pasado futuro miedo tensión alerta".split())
+# Where one works, said of no employer: from home, in a team, shifts, a weekday ("empecé en serio", "en brazos").
+_NOT_EMPLOYERS = frozenset(
+    "casa remoto equipo turnos negro serio broma brazos paz pánico shock lunes martes miércoles jueves viernes "
+    "sábado domingo semana mes año".split()
+)
+# As what one works, said of when: "trabajo de noche", "de lunes a viernes", "de sol a sol".
+_NOT_TITLES = frozenset(
+    "noche día mañana tarde madrugada sol lunes martes miércoles jueves viernes sábado domingo".split()
+)
+
 _PATTERNS = [
     # Where one lives: "vivo en Valencia", "nos hemos mudado a Bilbao", "me mudé a Sevilla", "ya estamos en Cádiz".
-    _p("residence", r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) en " + _END, hints=_HOME_HINTS),
+    _p(
+        "residence",
+        r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) en "
+        # A home named before where it is: "vivo en un piso compartido en Ruzafa".
+        r"(?:(?:un|una|mi|el|la) (?:piso|casa|apartamento|estudio|habitación|ático|chalet|pisito)(?: \w+)? en )?"
+        + _END,
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+    ),
     _p(
         "residence",
         r"(?:me|nos) (?:he |hemos |acabo de |acabamos de )?(?:mudad[oa]s?|mudé|mudamos|trasladad[oa]s?|trasladé|"
@@ -70,16 +90,25 @@ _PATTERNS = [
         hints=_HOME_HINTS,
     ),
     # Where one works: "trabajo en Telefónica", "empecé en Inditex", "me han contratado en Mapfre".
-    _p("employer", r"(?:ahora |ya |actualmente )*(?:trabajo|trabajamos) (?:en|para) " + _END, hints=_JOB_HINTS),
     _p(
         "employer",
-        r"(?:empecé|empiezo|he empezado|entré|he entrado)(?: a trabajar)? (?:en|con) " + _END,
+        r"(?:ahora |ya |actualmente )*(?:trabajo|trabajamos) (?:en|para) " + _END,
+        hints=_JOB_HINTS,
+        not_first=_NOT_EMPLOYERS,
+    ),
+    _p(
+        "employer",
+        # "entré en la ducha": a place entered takes an article, an employer seldom ("entré en Indra").
+        r"(?:empecé|empiezo|he empezado|(?:entré|he entrado)(?! en (?:el|la|los|las|un|una)\b))(?: a trabajar)? "
+        r"(?:en|con) " + _END,
         hints=_JOB_HINTS + ("empecé", "empezado"),
+        not_first=_NOT_EMPLOYERS,
     ),
     _p(
         "employer",
         r"(?:me (?:han|ha) (?:contratado|cogido|fichado)|me contrataron|me cogieron|me ficharon) (?:en|para) " + _END,
         hints=_JOB_HINTS + ("contratado",),
+        not_first=_NOT_EMPLOYERS,
     ),
     _p(
         "employer",
@@ -88,12 +117,19 @@ _PATTERNS = [
         r"(?!(?-i:[a-zá-ú])\w*(?:ar|er|ir)\b|casa\b)" + _END,
         hints=_JOB_HINTS + ("dejado", "dejé"),
         negated=True,
+        not_first=_NOT_EMPLOYERS,
     ),
     # As what one works: "trabajo de enfermera", "soy profesor", "me han ascendido a jefa de equipo".
-    _p("occupation", r"(?:ahora |ya )*(?:trabajo|trabajamos) (?:de|como) (?:un |una )?" + _END, hints=_JOB_HINTS),
+    # "como un burro": a likeness (a title takes no article: "trabajo como enfermera").
+    _p(
+        "occupation",
+        r"(?:ahora |ya )*(?:trabajo|trabajamos) (?:de|como) (?!un |una )" + _END,
+        hints=_JOB_HINTS,
+        not_first=_NOT_TITLES,
+    ),
     _p("occupation", r"(?:ahora |ya )*soy (?:un |una )?(?P<v>(?:" + JOB_NOUNS + r")(?: \w+){0,2})", hints=_JOB_HINTS),
     _p("occupation", r"me (?:han |ha )?ascendido a " + _END, hints=("ascendido", "trabajo")),
-    _p("name", r"(?:me llamo|mi nombre es) " + _END, hints=("llamo", "nombre")),
+    _p("name", r"(?:me llamo|mi nombre es) (?!como\b|así\b)" + _END, hints=("llamo", "nombre")),
     _p("age", r"tengo (?P<v>\d{1,3}) años", hints=("años",)),
     # Where one stands with a partner: "nos hemos prometido", "nos casamos", "lo hemos dejado", "mi novia Ana".
     _p(

@@ -53,13 +53,28 @@ _LEAD = r"^(?:(?:então|bom|olha|enfim|e|mas|agora|já|além disso|também|final
 _p = patterns_led_by(_LEAD)
 
 
+# Where one lives, said of no place: "vivo no mundo da lua", "vivo em paz".
+_NOT_HOMES = frozenset("mundo lua paz pecado harmonia presente passado futuro medo tensão alerta".split())
+# Where one works, said of no employer: from home, in a team, shifts, a weekday; what one enters or leaves that is
+# none ("entrei em pânico", "entrei no carro", "saí do sério", "saí da linha").
+_NOT_EMPLOYERS = frozenset(
+    "casa equipe equipa turnos remoto home pânico choque crise carro ônibus metrô banho chuveiro sala loja sério "
+    "linha controle eixo armário segunda terça quarta quinta sexta sábado domingo semana mês ano".split()
+)
+# As what one works, said of when: "trabalho de noite", "de segunda a sexta".
+_NOT_TITLES = frozenset("noite dia manhã tarde madrugada segunda terça quarta quinta sexta sábado domingo".split())
+
 _PATTERNS = [
     # Where one lives: "moro em Curitiba", "a gente mora no Porto", "me mudei para Floripa", "mudamos pra Braga".
     _p(
         "residence",
-        r"(?:eu |nós |a gente |agora |já |atualmente )*(?:moro|moramos|mora|vivo|vivemos|resido) (?:em|no|na|nos|nas) "
+        r"(?:eu |nós |a gente |agora |já |atualmente )*(?:moro|moramos|mora|vivo|vivemos|resido) "
+        r"(?:em|no|na|nos|nas|num|numa) "
+        # A home named before where it is: "moro num apartamento pequeno em Braga".
+        r"(?:(?:um |uma |meu |minha |o |a )?(?:apartamento|casa|quarto|estúdio|kitnet|apê|t\d)(?: \w+)? (?:em|no|na) )?"
         + _END,
         hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
     ),
     _p(
         "residence",
@@ -72,11 +87,13 @@ _PATTERNS = [
         "employer",
         r"(?:eu |agora |já |atualmente )*(?:trabalho|trabalhamos) (?:em|no|na|para|pra|pro|pela|pelo) " + _END,
         hints=_JOB_HINTS,
+        not_first=_NOT_EMPLOYERS,
     ),
     _p(
         "employer",
         r"(?:comecei|começo|entrei)(?: a trabalhar)? (?:em|no|na|numa|num) " + _END,
         hints=_JOB_HINTS + ("comecei", "entrei"),
+        not_first=_NOT_EMPLOYERS,
     ),
     _p(
         "employer",
@@ -91,16 +108,23 @@ _PATTERNS = [
         r"(?!(?-i:[a-zà-ú])\w*(?:ar|er|ir)\b|casa\b|(?:meu |o )?(?:emprego|trabalho)\b)" + _END,
         hints=_JOB_HINTS + ("saí", "larguei", "deixei"),
         negated=True,
+        not_first=_NOT_EMPLOYERS,
     ),
     # As what one works: "trabalho como enfermeira", "sou professor", "fui promovida a gerente".
-    _p("occupation", r"(?:eu |agora |já )*(?:trabalho|trabalhamos) (?:como|de) (?:um |uma )?" + _END, hints=_JOB_HINTS),
+    # "como um condenado": a likeness (a title takes no article: "trabalho como enfermeira").
+    _p(
+        "occupation",
+        r"(?:eu |agora |já )*(?:trabalho|trabalhamos) (?:como|de) (?!um |uma )" + _END,
+        hints=_JOB_HINTS,
+        not_first=_NOT_TITLES,
+    ),
     _p(
         "occupation",
         r"(?:eu |agora |já )*sou (?:um |uma )?(?P<v>(?:" + JOB_NOUNS + r")(?: \w+){0,2})",
         hints=_JOB_HINTS,
     ),
     _p("occupation", r"(?:fui|me) promovid[oa] a " + _END, hints=("promovido", "promovida", "trabalho")),
-    _p("name", r"(?:meu nome é|me chamo|chamo-me) " + _END, hints=("nome", "chamo")),
+    _p("name", r"(?:meu nome é|me chamo|chamo-me) (?!como\b|assim\b)" + _END, hints=("nome", "chamo")),
     _p("age", r"(?:eu )?tenho (?P<v>\d{1,3}) anos", hints=("anos",)),
     # Where one stands with a partner: "ficamos noivos", "nos casamos", "terminamos", "meu namorado Rui".
     _p("relationship", r".*?\b(?:ficamos noivos|fiquei noiv[oa])\b", value="engaged", hints=_RELATIONSHIP_HINTS),
