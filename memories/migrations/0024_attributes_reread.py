@@ -1,10 +1,11 @@
-"""The memories read as stating an attribute read again: an earlier release read leaving for a trip, leaving a thing
-somewhere, leaving home and stopping a habit ("I quit smoking", "dejé de fumar", "deixei de fumar") as no longer
-working there, joining a club as an employer, a month as a home or an employer ("I moved in June"), an idiom or a
-visit as a home ("living in the moment", "in London for a conference"), a time as an employer ("I work at night"), a
-state as a thing's value ("my car is in the shop"), an idiom as a home or an employer in Spanish and Portuguese
-("vivo en las nubes", "entrei em pânico"), and ran a value on past chat's fillers ("the vet job obviously"). Only the
-readings that change are written."""
+"""The memories read as stating an attribute, or a thing ended, read again. An earlier release read as no longer
+working somewhere: leaving for a trip, leaving a thing somewhere, leaving home, stopping a habit ("I quit smoking",
+"dejé de fumar", "deixei de fumar"). It read joining a club as an employer, a month as a home or an employer ("I
+moved in June"), an idiom or a visit as a home ("living in the moment", "in London for a conference"), a time as an
+employer ("I work at night"), a state as a thing's value ("my car is in the shop"), Spanish and Portuguese idioms as
+a home or an employer ("vivo en las nubes", "entrei em pânico"), and ran a value on past chat's fillers ("the vet job
+obviously"). It read "I dropped the kids at school" and "I lost my keys" as ending them, and "the" as a word of a
+thing ended. Only the readings that change are written."""
 
 import json
 
@@ -28,7 +29,7 @@ def reread(apps, schema_editor):
                               JOIN memories_message g ON g.id = s.message_id
                               WHERE s.memory_id = m.id AND g.role = 'user') AS own
                    FROM memories_memory m
-                   WHERE m.id > %s AND m.reading -> 'slots' <> '{}'::jsonb
+                   WHERE m.id > %s AND (m.reading -> 'slots' <> '{}'::jsonb OR m.reading -> 'changes' <> '[]'::jsonb)
                    ORDER BY m.id LIMIT %s""",
                 [last, BATCH],
             )

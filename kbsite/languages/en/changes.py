@@ -18,7 +18,7 @@ from kbsite.languages.reading import Change
 # anymore", "we've cancelled the Norway cruise", "we lost Luna last week".
 _ENDED = (
     re.compile(
-        r"\b(?:sold|gave up(?: on)?|given up(?: on)?|quit|lost|cancell?ed|dropped|broke up with|no more|"
+        r"\b(?:sold|gave up(?: on)?|given up(?: on)?|quit|lost|cancell?ed|dropped(?: out of)?|broke up with|no more|"
         r"packed in|jacked in|goodbye(?: to)?|bye bye)\s+"
         r"(?:my |our |the |a |an |his |her |their )?(?P<thing>[\w'’-]+(?: [\w'’-]+){0,2})",
         re.I,
@@ -51,8 +51,9 @@ _ENDED = (
 _GENERIC = frozenset("job work place one thing things stuff it that this".split())
 # Words that end the naming of a thing: what follows is another clause or a time, place or manner.
 _THING_ENDS = frozenset(
-    "and but or so because since to for with in at on from as after before when while until then".split()
+    "and but or so because since to for with in at on from as after before when while until then about of".split()
 )
+_ARTICLES = frozenset("the an".split())
 _TIME_WORDS = frozenset("last this next yesterday today ago week weeks month months year years now".split())
 
 
@@ -96,6 +97,8 @@ def ended(text: str) -> list[frozenset[str]]:
     found: list[frozenset[str]] = []
     for pattern in _ENDED:
         for match in pattern.finditer(text):
+            if _not_ended(match):
+                continue
             named = _named(match.group("thing"))
             if named and named not in found:
                 found.append(named)
@@ -108,6 +111,28 @@ def ended(text: str) -> list[frozenset[str]]:
     return found + [thing for thing in extra if thing not in found]
 
 
+def _not_ended(match: re.Match) -> bool:
+    """Whether a thing "dropped" or "lost" is only put down or mislaid: dropped somewhere ("dropped the kids at
+    school", "dropped my phone in the bath"), or lost as one loses keys, a match or track of time."""
+    verb = match.group(0).split(None, 1)[0].lower()
+    if verb not in ("dropped", "lost"):
+        return False
+    words = match.group("thing").lower().split()
+    if verb == "lost":
+        return words[0] in _MISLAID
+    after = match.string[match.end("thing") :].split()
+    return any(w in _PUT_SOMEWHERE for w in [*words[1:], *after[:1]])
+
+
+# Where a thing dropped is put ("dropped the kids at school", "dropped off the parcel", "dropped my phone in the bath").
+_PUT_SOMEWHERE = frozenset("at in on off into onto by down under behind".split())
+# What one loses for a while, or in a game: keys, a phone, one's voice, a match, track of time, weight.
+_MISLAID = frozenset(
+    "keys key phone wallet purse glasses voice temper way track weight match game bet race sleep mind patience "
+    "signal connection count touch sight balance time".split()
+)
+
+
 def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words that name a thing, up to where another clause or a time begins ("my Fuji and switched": fuji)."""
     words: list[str] = []
@@ -117,7 +142,9 @@ def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
                 break  # "sold my Fuji and switched…": the Fuji
             continue  # "quit my job at Acme": Acme
         words.append(re.sub(r"'s$", "", word))
-    return frozenset(w for w in words if w not in _GENERIC and w not in generic and len(w) > 2 and w not in NOT_THINGS)
+    return frozenset(
+        w for w in words if w not in _GENERIC and w not in generic and len(w) > 2 and w not in NOT_THINGS | _ARTICLES
+    )
 
 
 # A thing put to another time: "we pushed the trip to September", "we moved the wedding to 9 August", "the

@@ -200,7 +200,7 @@ _PATTERNS = [
     _p(
         "likes {0}",
         r"i (?:really )?(?:(?:don't|do not|no longer)(?: really)? " + _VERB + r"|(?:can't stand|cannot stand|hate|"
-        r"dislike|stopped|quit|gave up)(?: " + _VERB + r")?) " + _END,
+        r"dislike|stopped|quit|gave up(?: on)?)(?: " + _VERB + r")?) " + _END,
         value="no",
         strict=True,
     ),
@@ -272,7 +272,9 @@ _PATTERNS = [
     ),
     _p(
         "relationship",
-        r"(?:[\w'-]+ and )?(?:i|we)(?: just| finally| recently)* (?P<v>broke up|split up)\b",
+        # Not "we broke up the fight": what breaks up with an object is not a couple.
+        r"(?:[\w'-]+ and )?(?:i|we)(?: just| finally| recently)* (?P<v>broke up|split up)\b"
+        r"(?!\s+(?:the|a|an|this|that|my|our|some|it|them)\b)",
         hints=_RELATIONSHIP_HINTS,
     ),
     # A state of the speaker, said to have ended: "I am no longer married", "I'm not a student anymore" (then

@@ -490,3 +490,38 @@ def test_a_thing_ended_ends_a_long_statement_that_calls_it_ones_own():
     assert bike.replaces(long)
     assert not bike.replaces(long.replace("on my bike", "past the bike shop"))
     assert bike.replaces(long.replace("Ines: every day out to Sandyford on my bike", "Ines: My bike to Sandyford"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ivo: I dropped the kids at school.",
+        "Ivo: I dropped my phone in the bath.",
+        "Ivo: I lost my keys again.",
+        "Ivo: I lost the match on Sunday.",
+        "Ivo: I lost track of time.",
+    ],
+)
+def test_a_thing_put_down_or_mislaid_has_not_ended(text):
+    """Dropping someone somewhere, or a phone into the bath, and losing keys, a match or track of time end nothing:
+    "I dropped the kids at school" marked "My kids Mia and Leo are 5 and 7" earlier."""
+    assert ended(text) == []
+    assert not changes(text)
+
+
+@pytest.mark.parametrize(
+    "text, thing",
+    [
+        ("Ivo: I dropped out of the Spanish course.", {"spanish", "course"}),
+        ("Ivo: I quit complaining about the weather.", {"complaining"}),
+        ("Ivo: We lost Luna last week.", {"luna"}),
+    ],
+)
+def test_a_thing_ended_is_named_without_its_article_or_what_it_is_about(text, thing):
+    """An article is no word of a thing ("the" would name every text that uses it), nor what a thing is about."""
+    assert ended(text) == [frozenset(thing)]
+
+
+def test_what_breaks_up_with_an_object_is_not_a_couple_and_giving_up_on_a_thing_is_its_name():
+    assert statement("Ivo: We broke up the fight.").slots == {}
+    assert statement("Ivo: I gave up on guitar.").slots == {"likes guitar": "no"}

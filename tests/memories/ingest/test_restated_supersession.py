@@ -174,6 +174,15 @@ def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migr
     assert Memory.objects.get(pk=job.pk).reading == job.reading
 
 
+def test_dropping_the_kids_at_school_leaves_what_was_said_of_them_current(api, kb):
+    """ "I dropped the kids at school." ends nothing: the block showed "My kids Mia and Leo are 5 and 7." as earlier."""
+    say(api, "My kids Mia and Leo are 5 and 7.", when="2023-01-10T09:00:00Z")
+    say(api, "I dropped the kids at school.", session="s2", when="2024-03-01T10:00:00Z")
+    context = api.get("/api/v1/context/", params={"query": "What are Alice's kids called?"}).json()["context"]
+    (kids,) = [line for line in context.splitlines() if "Mia and Leo" in line]
+    assert "earlier" not in kids and "(2023-01-10)" in kids
+
+
 def test_another_speaker_or_another_user_retires_nothing(api, kb):
     say(api, "I live in Berlin.", user="u-1")
     say(api, "I live in Munich.", speaker="Bob", session="s2", user="u-1")
