@@ -184,3 +184,30 @@ def test_a_question_about_a_subject_wants_its_words_in_the_languages_of_the_fact
     assert {"perro", "gato", "dog", "cat"} <= set(concept_words("¿Tiene mascotas?", also=["en"]))
     assert concept_words("¿Tiene mascotas?", also=["es", ""]) == spanish
     assert {"dog", "cat"} <= set(query_parse("¿Tiene mascotas?", end_user_id=1, held=["en"]).about)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomás: Dejé a los niños en el cole.",
+        "Tomás: Dejé la puerta abierta.",
+        "Tomás: He dejado las llaves en casa.",
+        "Tomás: Perdí las llaves otra vez.",
+        "Tomás: Perdí el tren de las ocho.",
+    ],
+)
+def test_a_thing_left_somewhere_or_mislaid_has_not_ended(text):
+    """Leaving the children at school, a door open or the keys at home, and losing keys or a train end nothing."""
+    assert changes(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "thing"),
+    [
+        ("Tomás: He dejado el gimnasio.", {"gimnasio"}),
+        ("Tomás: Dejé el trabajo en Mercadona.", {"mercadona"}),
+        ("Tomás: Perdí a mi abuela en marzo.", {"abuela"}),
+    ],
+)
+def test_a_thing_given_up_or_lost_for_good_has_ended(text, thing):
+    assert [change.thing for change in changes(text) if change.how == "ended"] == [frozenset(thing)]

@@ -31,7 +31,7 @@ _GENERIC = frozenset("trabajo cosa cosas eso esto algo todo".split())
 _THING_ENDS = frozenset(
     "y o pero porque con en a al de del para por desde hasta cuando como que ya hace este esta".split()
 )
-_TIME_WORDS = frozenset("ayer hoy semana semanas mes meses año años pasado pasada ahora".split())
+_TIME_WORDS = frozenset("ayer hoy semana semanas mes meses año años pasado pasada ahora otra vez".split())
 # Studies ended: no longer a student.
 _GRADUATED = re.compile(
     r"\b(?:me (?:he )?gradu(?:é|ado)|(?:he )?terminad?[oé] (?:la carrera|el máster|el doctorado|los estudios)|"
@@ -91,6 +91,8 @@ def ended(text: str) -> list[frozenset[str]]:
     found: list[frozenset[str]] = []
     for pattern in _ENDED:
         for match in pattern.finditer(text):
+            if _not_ended(match):
+                continue
             named = _named(match.group("thing"))
             if named and named not in found:
                 found.append(named)
@@ -99,6 +101,31 @@ def ended(text: str) -> list[frozenset[str]]:
     if _BORN.search(text):
         found += [frozenset({"embarazada"}), frozenset({"esperando"})]
     return found
+
+
+def _not_ended(match: re.Match) -> bool:
+    """Whether a thing "dejado" or "perdido" is only left somewhere or mislaid: left somewhere or as it is ("dejé a
+    los niños en el cole", "dejé la puerta abierta"), or lost as one loses keys, a match or a train."""
+    verb = match.group(0).split(None, 1)[0].lower()
+    words = match.group("thing").lower().split()
+    if verb.startswith("perd") or "perdido" in match.group(0).lower():
+        return words[0] in _MISLAID
+    if (not verb.startswith("dej") and "dejado" not in match.group(0).lower()) or words[0] in _JOBS:
+        return False  # "dejé el curro en Zara": the job there ended
+    after = match.string[match.end("thing") :].split()
+    return any(w in _LEFT_AS_IT_IS or w.endswith(_LEFT_AS_IT_IS_ENDINGS) for w in [*words[1:], *after[:1]])
+
+
+# Where or how a thing left is: "en el cole", "encima de la mesa", "abierta", "puesto".
+_LEFT_AS_IT_IS = frozenset("en con encima al allí ahí aquí debajo".split())
+_LEFT_AS_IT_IS_ENDINGS = ("ierta", "ierto", "cerrada", "cerrado", "puesta", "puesto", "encendida", "encendido")
+# What one loses for a while, or in a game: keys, a phone, one's voice, a match, a train, weight.
+_MISLAID = frozenset(
+    "llaves llave móvil cartera monedero gafas voz paciencia partido juego apuesta carrera noción tren autobús "
+    "vuelo bus metro tiempo peso sueño cabeza control cuenta".split()
+)
+_JOBS = frozenset("trabajo curro puesto empleo".split())
+_ARTICLE_WORDS = frozenset("el la los las un una unos unas mi mis su sus".split())
 
 
 def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -110,7 +137,11 @@ def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
                 break
             continue
         words.append(word)
-    return frozenset(w for w in words if w not in _GENERIC and w not in generic and len(w) > 2 and w not in NOT_THINGS)
+    return frozenset(
+        w
+        for w in words
+        if w not in _GENERIC and w not in generic and len(w) > 2 and w not in NOT_THINGS and w not in _ARTICLE_WORDS
+    )
 
 
 def changes(text: str) -> list[Change]:
