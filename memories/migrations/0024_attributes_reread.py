@@ -4,7 +4,8 @@ working somewhere: leaving for a trip, leaving a thing somewhere, leaving home, 
 moved in June"), an idiom or a visit as a home ("living in the moment", "in London for a conference"), a time as an
 employer ("I work at night"), a state as a thing's value ("my car is in the shop"), Spanish and Portuguese idioms as
 a home or an employer ("vivo en las nubes", "entrei em pânico"), and ran a value on past chat's fillers ("the vet job
-obviously"). It read "I dropped the kids at school" and "I lost my keys" as ending them, and "the" as a word of a
+obviously"), "call me crazy" as a name, "engaged in a lawsuit" as a partner, and cut an e-mail address at its
+first dot. It read "I dropped the kids at school" and "I lost my keys" as ending them, and "the" as a word of a
 thing ended. Only the readings that change are written."""
 
 import json

@@ -25,6 +25,8 @@ from kbsite.languages.en.words import ANY_SENTENCE
 from kbsite.languages.reading import Statement, read_statement
 
 _END = r"(?P<v>[^,.;:!?()\"]+)"
+# A value run to its clause's end, a full stop inside it too ("liz@example.com", "example.org").
+_END_ENTIRE = r"(?P<v>(?:[^,.;:!?()\"]|\.(?=\w))+)"
 _FILLER = (
     r"now|currently|still|already|again|too|also|anymore|any more|these days|lately|recently|today|"
     r"at the moment|for now|so much|a lot|very much|obviously|honestly|though|anyway|btw|tbh|lol|haha|early|late"
@@ -183,14 +185,15 @@ _PATTERNS = [
         hints=("work",),
         not_first=_NOT_TITLES,
     ),
-    _p("name", r"(?:my name is|call me) " + _END, hints=("name", "call"), entire=True),
+    # "Call me Liz", a name; not "call me crazy", "call me when you can".
+    _p("name", r"(?:my name is|call me (?=(?-i:[A-Z])))" + _END_ENTIRE, hints=("name", "call"), entire=True),
     _p("age", r"i(?: am|'m) (?P<v>\d{1,3}) years? old", hints=("old",)),
     _p(
         "favourite {0}",
         r"my (?:new |current |all-time )?favou?rite (?P<what>[\w' -]{2,30}?) (?:is|are|has become) " + _END,
         hints=("favourite", "favorite"),
     ),
-    _p("{0}", r"my (?:new |current )?(?P<what>" + _ATTRIBUTES + r") is " + _END, entire=True),
+    _p("{0}", r"my (?:new |current )?(?P<what>" + _ATTRIBUTES + r") is " + _END_ENTIRE, entire=True),
     _p(
         "likes {0}",
         r"i (?:really |absolutely |still |just |totally )?(?:like|love|enjoy|adore) (?:" + _VERB + r" )?" + _END,
@@ -267,7 +270,9 @@ _PATTERNS = [
     _p(
         "relationship",
         r"(?:[\w'-]+ and )?(?:i|we)(?:'ve| have|'re| are|'m| am)?(?: just| finally| recently| officially)*"
-        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b(?!-)",
+        r" (?:got |are |were |am |is |getting )?(?P<v>engaged|married|divorced|separated|single)\b(?!-)"
+        # Not "engaged in a lawsuit", "separated by an ocean", "married to my job".
+        r"(?!(?<=engaged) in\b|(?<=separated) by\b| to (?:my|the|his|her) (?:job|work)\b)",
         hints=_RELATIONSHIP_HINTS,
     ),
     _p(
@@ -340,7 +345,10 @@ _NOT_SUBJECTS = frozenset(
 # Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
 # to my own flat", "Signed on at the hospital").
 # Openings of a state said of a thing ("my boss is on holiday", "…still at work", "…so annoying").
-_STATE_OPENINGS = frozenset("off away out over under still not so very really such being".split())
+_STATE_OPENINGS = frozenset(
+    "off away out over under still not so very really such being down up closed open broken full empty busy fine ok "
+    "okay great amazing awful terrible weird dead gone late".split()
+)
 _NOT_AFTER_SUBJECT = frozenset(
     "the a an my our your his her their its this that these those to in on at for with from of into by".split()
 )

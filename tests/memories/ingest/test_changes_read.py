@@ -525,3 +525,33 @@ def test_a_thing_ended_is_named_without_its_article_or_what_it_is_about(text, th
 def test_what_breaks_up_with_an_object_is_not_a_couple_and_giving_up_on_a_thing_is_its_name():
     assert statement("Ivo: We broke up the fight.").slots == {}
     assert statement("Ivo: I gave up on guitar.").slots == {"likes guitar": "no"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ivo: Call me crazy but I like it.",
+        "Ivo: Call me when you can.",
+        "Ivo: I'm engaged in a lawsuit with the landlord.",
+        "Ivo: We're separated by an ocean.",
+        "Ivo: I'm married to my job lol.",
+        "Ivo: My email is down.",
+        "Ivo: My school is closed today.",
+    ],
+)
+def test_what_only_looks_like_a_name_a_partner_or_a_value_is_none(text):
+    assert not {"name", "relationship", "email", "school"} & set(statement(text).slots)
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Ivo: Call me Liz.", {"name": "liz"}),
+        ("Ivo: We got married in June.", {"relationship": "married"}),
+        ("Ivo: I'm separated from my husband.", {"relationship": "single"}),
+        ("Ivo: My email is ivo@example.com.", {"email": "ivo@example.com"}),
+    ],
+)
+def test_a_name_a_partner_and_an_address_still_read_whole(text, slots):
+    """An e-mail address keeps its dots: "ivo@example.com" and "ivo@example.org" are two addresses."""
+    assert statement(text).slots == slots
