@@ -39,5 +39,10 @@ def concept_words(question: str, also: Iterable[str] = ()) -> list[str]:
 
 
 def slots_asked(question: str) -> set[str]:
-    """The one-valued attributes ``question`` asks for ("where does she live": residence)."""
+    """The one-valued attributes of the user ``question`` asks for ("where does she live": residence); none where it
+    asks about someone by how they stand to the user ("where does her sister live?", "what does her husband do?"):
+    the user's own home or job is not the answer."""
+    relations = languages.current().relations
+    if any(word in relations.RELATIONS for word in relations.WORD.findall(question.lower())):
+        return set()
     return {slot for concept in concepts_asked(question) for slot in concept.slots}

@@ -26,7 +26,8 @@ CONCEPTS = (
     ),
     _c(
         "work",
-        r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?|career|profession|"
+        # Not "where does she work out?": exercise.
+        r"what (?:does|do|did) (?:\w+ ){0,2}do(?: for (?:a )?living)?|jobs?|work(?:s|ing)?(?! out)|career|profession|"
         r"occupation|employer|employed|for a living|students?|study|studying|university|phd|business|trade|"
         r"line of work",
         "work works working job career employer company office colleague boss nurse teacher teach teaches teaching "

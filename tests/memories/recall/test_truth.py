@@ -479,3 +479,35 @@ def test_asked_when_in_a_language_without_readers_ask_quotes_the_statement_namin
     assert api.patch("/api/v1/kbs/notes/", json={"language": code}).status_code == 200
     say(api, "s1", *said, user="jonas")
     assert ask(api, question, user="jonas")["answer"].startswith(said[1]), date
+
+
+@pytest.mark.parametrize(
+    "language, question",
+    [
+        ("en", "Where does her sister live?"),
+        ("en", "What does her husband do?"),
+        ("en", "Where does she work out?"),
+        ("es", "¿A qué se dedica su marido?"),
+        ("de", "Wo wohnt ihre Schwester?"),
+    ],
+)
+def test_a_question_about_a_relative_or_exercise_asks_no_attribute_of_the_user(language, question):
+    """Where her sister lives is not the user's home, what her husband does not her job, and working out is no job."""
+    from kbsite import languages
+    from memories.recall.concepts import slots_asked
+
+    with languages.override(language):
+        assert slots_asked(question) == set()
+    with languages.override("en"):
+        assert "residence" in slots_asked("Where does she live?") and "occupation" in slots_asked("What does she do?")
+
+
+def test_asked_what_her_husband_does_ask_quotes_his_job_first(api, notes):
+    """ "What does her husband do?" asked the user's own job, and ask quoted "I work as a nurse" first."""
+    say(
+        api,
+        "s1",
+        "I live in Leeds and I work as a nurse at St James's.",
+        "My husband Tom works as a plumber in Harrogate.",
+    )
+    assert "plumber" in ask(api, "What does her husband do?")["answer"].splitlines()[0]
