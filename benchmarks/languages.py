@@ -85,6 +85,7 @@ DEV = Path(__file__).with_name("language_cases_dev")
 BLIND = Path(__file__).with_name("language_cases_blind")
 SEALED2 = Path(__file__).with_name("language_cases_sealed2")
 SEALED3 = Path(__file__).with_name("language_cases_sealed3")
+SEALED4 = Path(__file__).with_name("language_cases_sealed4")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -102,7 +103,7 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "probe": PROBE}
+    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "probe": PROBE}
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
     env = harness.configure("kbsite_languages")

@@ -35,6 +35,7 @@ CASE_FILES = {
     "sealed3": HERE / "truth_cases_sealed3.json",
     "probe2": HERE / "truth_cases_probe2.json",
     "probe3": HERE / "truth_cases_probe3.json",
+    "sealed4": HERE / "truth_cases_sealed4.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
