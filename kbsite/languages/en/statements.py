@@ -344,6 +344,8 @@ _NOT_SUBJECTS = frozenset(
 )
 # Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
 # to my own flat", "Signed on at the hospital").
+# The attributes that are people, named by a capitalised name.
+_PEOPLE = frozenset(("boss", "manager"))
 # Openings of a state said of a thing ("my boss is on holiday", "…still at work", "…so annoying").
 _STATE_OPENINGS = frozenset(
     "off away out over under still not so very really such being down up closed open broken full empty busy fine ok "
@@ -592,6 +594,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
             getting = re.search(r"\bgetting married\b", clause, re.I)
             value = "engaged" if getting else _RELATIONSHIP.get(value, value)
         what = (match.groupdict().get("what") or "").lower().strip().replace("color", "colour")
+        if what in _PEOPLE and not raw[:1].isupper():
+            continue  # "my boss is vegan", "…is a nightmare": how they are, not who (a name: "my boss is Karen")
         slot = pattern.slot.format(value if pattern.value else what)
         if pattern.negated:
             value = f"not {value}"

@@ -537,16 +537,19 @@ def test_what_breaks_up_with_an_object_is_not_a_couple_and_giving_up_on_a_thing_
         "Ivo: I'm married to my job lol.",
         "Ivo: My email is down.",
         "Ivo: My school is closed today.",
+        "Ivo: My boss is vegan.",
+        "Ivo: My boss is a nightmare.",
     ],
 )
 def test_what_only_looks_like_a_name_a_partner_or_a_value_is_none(text):
-    assert not {"name", "relationship", "email", "school"} & set(statement(text).slots)
+    assert not {"name", "relationship", "email", "school", "boss"} & set(statement(text).slots)
 
 
 @pytest.mark.parametrize(
     "text, slots",
     [
         ("Ivo: Call me Liz.", {"name": "liz"}),
+        ("Ivo: My boss is Karen.", {"boss": "karen"}),
         ("Ivo: We got married in June.", {"relationship": "married"}),
         ("Ivo: I'm separated from my husband.", {"relationship": "single"}),
         ("Ivo: My email is ivo@example.com.", {"email": "ivo@example.com"}),
