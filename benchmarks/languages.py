@@ -46,6 +46,11 @@ nor any other set, sealed (figures only). Measured unread on the code of stop 54
 offline, block / block stale / block only old / ask (asked in English in brackets): 0.938 / 2 / 1 / 0.562 (0.906 / 2
 / 1 / 0.250); with them (not kept): 0.906 / 2 / 1 / 0.500 (0.812 / 2 / 1 / 0.312).
 
+``--cases sealed4`` asks ``benchmarks/language_cases_sealed4/`` (Spanish: four users of four regions, 32 questions, 16
+about a change; ordinary chat that only looks like a change beside real changes), written at stop 60 by a helper who
+read neither the code nor any other set, sealed. Measured unread on the code of stop 59's end and of stop 60's
+readers, the same both times: 0.938 / 9 / 2 / 0.688 / 9 / 10 (asked in English 0.906 / 8 / 2 / 0.500 / 7 / 16).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
