@@ -90,6 +90,8 @@ def test_leaving_a_job_is_not_stopping_a_habit_and_a_month_no_employer(text, slo
         "Tomás: Entré en la ducha.",
         "Tomás: Empecé en serio con el gimnasio.",
         "Tomás: Me llamo como mi abuelo.",
+        "Tomás: Trabajo para pagar el alquiler.",
+        "Tomás: Empecé con buen pie.",
     ],
 )
 def test_idioms_and_times_are_no_home_employer_title_or_name(text):

@@ -67,6 +67,12 @@ def test_leaving_a_job_is_not_leaving_home_a_habit_or_the_house(text, slots):
         "Rita: Comecei na segunda.",
         "Rita: Saí do sério.",
         "Rita: Me chamo como o meu avô.",
+        "Rita: Trabalho pra caramba.",
+        "Rita: Trabalho de casa às sextas.",
+        "Rita: Trabalho para pagar o aluguel.",
+        "Rita: Entrei na faculdade!",
+        "Rita: Comecei na academia ontem.",
+        "Rita: Me mudei pra cá faz dois anos.",
     ],
 )
 def test_idioms_and_times_are_no_home_employer_title_or_name(text):

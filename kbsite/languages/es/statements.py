@@ -92,7 +92,8 @@ _PATTERNS = [
     # Where one works: "trabajo en Telefónica", "empecé en Inditex", "me han contratado en Mapfre".
     _p(
         "employer",
-        r"(?:ahora |ya |actualmente )*(?:trabajo|trabajamos) (?:en|para) " + _END,
+        # Not what one works for ("trabajo para pagar el alquiler": an infinitive).
+        r"(?:ahora |ya |actualmente )*(?:trabajo|trabajamos) (?:en|para) (?!(?-i:[a-zá-ú])\w*(?:ar|er|ir)\b)" + _END,
         hints=_JOB_HINTS,
         not_first=_NOT_EMPLOYERS,
     ),
@@ -100,7 +101,7 @@ _PATTERNS = [
         "employer",
         # "entré en la ducha": a place entered takes an article, an employer seldom ("entré en Indra").
         r"(?:empecé|empiezo|he empezado|(?:entré|he entrado)(?! en (?:el|la|los|las|un|una)\b))(?: a trabajar)? "
-        r"(?:en|con) " + _END,
+        r"en " + _END,
         hints=_JOB_HINTS + ("empecé", "empezado"),
         not_first=_NOT_EMPLOYERS,
     ),

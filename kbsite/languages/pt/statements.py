@@ -54,15 +54,23 @@ _p = patterns_led_by(_LEAD)
 
 
 # Where one lives, said of no place: "vivo no mundo da lua", "vivo em paz".
-_NOT_HOMES = frozenset("mundo lua paz pecado harmonia presente passado futuro medo tensão alerta".split())
+_NOT_HOMES = frozenset(
+    "mundo lua paz pecado harmonia presente passado futuro medo tensão alerta cá aqui lá ali".split()
+)
 # Where one works, said of no employer: from home, in a team, shifts, a weekday; what one enters or leaves that is
 # none ("entrei em pânico", "entrei no carro", "saí do sério", "saí da linha").
 _NOT_EMPLOYERS = frozenset(
     "casa equipe equipa turnos remoto home pânico choque crise carro ônibus metrô banho chuveiro sala loja sério "
-    "linha controle eixo armário segunda terça quarta quinta sexta sábado domingo semana mês ano".split()
+    "linha controle eixo armário segunda terça quarta quinta sexta sábado domingo semana mês ano caramba".split()
+)
+# What one starts or enters that is no employer: studies, a gym ("entrei na faculdade", "comecei na academia").
+_NOT_STARTED = _NOT_EMPLOYERS | frozenset(
+    "faculdade universidade escola colégio curso mestrado doutorado academia".split()
 )
 # As what one works, said of when: "trabalho de noite", "de segunda a sexta".
-_NOT_TITLES = frozenset("noite dia manhã tarde madrugada segunda terça quarta quinta sexta sábado domingo".split())
+_NOT_TITLES = frozenset(
+    "noite dia manhã tarde madrugada segunda terça quarta quinta sexta sábado domingo casa graça".split()
+)
 
 _PATTERNS = [
     # Where one lives: "moro em Curitiba", "a gente mora no Porto", "me mudei para Floripa", "mudamos pra Braga".
@@ -81,11 +89,14 @@ _PATTERNS = [
         r"(?:eu |nós |a gente )?(?:(?:me|nos) )?(?:mudei|mudamos|mudou|mudei-me|mudamo-nos|fui morar|fomos morar)"
         r"(?: de volta)? (?:para|pra|pro|para o|para a) " + _END,
         hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
     ),
     # Where one works: "trabalho na Petrobras", "comecei na Natura", "fui contratada pela Embraer".
     _p(
         "employer",
-        r"(?:eu |agora |já |atualmente )*(?:trabalho|trabalhamos) (?:em|no|na|para|pra|pro|pela|pelo) " + _END,
+        # Not what one works for ("trabalho para pagar o aluguel": an infinitive).
+        r"(?:eu |agora |já |atualmente )*(?:trabalho|trabalhamos) (?:em|no|na|para|pra|pro|pela|pelo) "
+        r"(?!(?-i:[a-zà-ú])\w*(?:ar|er|ir)\b)" + _END,
         hints=_JOB_HINTS,
         not_first=_NOT_EMPLOYERS,
     ),
@@ -93,7 +104,7 @@ _PATTERNS = [
         "employer",
         r"(?:comecei|começo|entrei)(?: a trabalhar)? (?:em|no|na|numa|num) " + _END,
         hints=_JOB_HINTS + ("comecei", "entrei"),
-        not_first=_NOT_EMPLOYERS,
+        not_first=_NOT_STARTED,
     ),
     _p(
         "employer",
