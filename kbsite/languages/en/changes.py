@@ -54,6 +54,7 @@ _THING_ENDS = frozenset(
     "and but or so because since to for with in at on from as after before when while until then about of".split()
 )
 _ARTICLES = frozenset("the an".split())
+_CLAUSE_OPENINGS = frozenset("while when if because unless until so but and or then though although".split())
 _TIME_WORDS = frozenset("last this next yesterday today ago week weeks month months year years now".split())
 
 
@@ -136,7 +137,10 @@ _MISLAID = frozenset(
 def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words that name a thing, up to where another clause or a time begins ("my Fuji and switched": fuji)."""
     words: list[str] = []
-    for word in thing.lower().replace("’", "'").split():
+    said = thing.lower().replace("’", "'").split()
+    if said and said[0] in _CLAUSE_OPENINGS:
+        return frozenset()  # "quit while you're ahead": a clause, no thing
+    for word in said:
         if word in _TIME_WORDS or word in _THING_ENDS:
             if any(w not in _GENERIC for w in words):
                 break  # "sold my Fuji and switched…": the Fuji

@@ -344,6 +344,8 @@ _NOT_SUBJECTS = frozenset(
 )
 # Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
 # to my own flat", "Signed on at the hospital").
+# What opens a clause, not a value ("quit while you're ahead").
+_CONJUNCTIONS = frozenset("while when if because unless until so but and or then though although".split())
 # The attributes that are people, named by a capitalised name.
 _PEOPLE = frozenset(("boss", "manager"))
 # Openings of a state said of a thing ("my boss is on holiday", "…still at work", "…so annoying").
@@ -578,6 +580,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         if all(word in _NOT_AFTER_SUBJECT for word in words):
             continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)
+        if words[0] in _CONJUNCTIONS or _QUALIFIER.match(value):
+            continue  # "Quit while you're ahead", "Joined late": a clause or a time, no value
         if words[0] in pattern.not_first or words[-1] in pattern.not_last:
             continue  # "I joined a running club": a club is no employer
         if pattern.not_after and pattern.not_after.match(rest):

@@ -539,10 +539,13 @@ def test_what_breaks_up_with_an_object_is_not_a_couple_and_giving_up_on_a_thing_
         "Ivo: My school is closed today.",
         "Ivo: My boss is vegan.",
         "Ivo: My boss is a nightmare.",
+        "Ivo: Joined late, sorry.",
+        "Ivo: Quit while you're ahead.",
     ],
 )
 def test_what_only_looks_like_a_name_a_partner_or_a_value_is_none(text):
-    assert not {"name", "relationship", "email", "school", "boss"} & set(statement(text).slots)
+    assert not {"name", "relationship", "email", "school", "boss", "employer"} & set(statement(text).slots)
+    assert not [thing for thing in ended(text) if "you're" in thing]
 
 
 @pytest.mark.parametrize(
