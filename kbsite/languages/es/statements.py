@@ -48,11 +48,7 @@ _RELATIONSHIP = {
 }  # fmt: skip
 _DIET_HINTS = ("vegetariana", "vegetariano", "vegana", "vegano", "carne")
 _RELATIONSHIP_HINTS = ("novio", "novia", "pareja", "prometido", "prometida", "marido", "mujer", "esposo", "esposa")
-_LEAD = (
-    r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por fin|al final|finalmente|"
-    # "(el problema) es que vivo en Coyoacán": what is said after "es que" is said as it is.
-    r"(?:el (?:problema|tema|caso|rollo) )?es que),?\s+)*"
-)
+_LEAD = r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por fin|al final|finalmente),?\s+)*"
 
 
 _p = patterns_led_by(_LEAD)
@@ -74,9 +70,7 @@ _PATTERNS = [
     # Where one lives: "vivo en Valencia", "nos hemos mudado a Bilbao", "me mudé a Sevilla", "ya estamos en Cádiz".
     _p(
         "residence",
-        r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) "
-        # Alone or with whom, before where: "vivo solo en…", "vivo con mi novio en…".
-        r"(?:sol[oa]s? |con (?:mi |mis |\w+ )?\w+ )?en "
+        r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) en "
         # A home named before where it is: "vivo en un piso compartido en Ruzafa".
         r"(?:(?:un|una|mi|el|la) (?:piso|casa|apartamento|estudio|habitación|ático|chalet|pisito)(?: \w+)? en )?"
         + _END,
