@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.en.statements import NAME_RUN, NOT_THINGS
+from kbsite.languages.en.statements import CONJUNCTIONS, NAME_RUN, NOT_THINGS
 from kbsite.languages.reading import Change
 
 # What a speaker says has ended: "we sold the Clio", "I gave up on guitar", "no more nights", "I don't drink coffee
@@ -54,7 +54,6 @@ _THING_ENDS = frozenset(
     "and but or so because since to for with in at on from as after before when while until then about of".split()
 )
 _ARTICLES = frozenset("the an".split())
-_CLAUSE_OPENINGS = frozenset("while when if because unless until so but and or then though although".split())
 _TIME_WORDS = frozenset("last this next yesterday today ago week weeks month months year years now".split())
 
 
@@ -138,7 +137,7 @@ def _named(thing: str, generic: frozenset[str] = frozenset()) -> frozenset[str]:
     """The words that name a thing, up to where another clause or a time begins ("my Fuji and switched": fuji)."""
     words: list[str] = []
     said = thing.lower().replace("’", "'").split()
-    if said and said[0] in _CLAUSE_OPENINGS:
+    if said and said[0] in CONJUNCTIONS:
         return frozenset()  # "quit while you're ahead": a clause, no thing
     for word in said:
         if word in _TIME_WORDS or word in _THING_ENDS:

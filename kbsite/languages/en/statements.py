@@ -139,10 +139,10 @@ _VISIT = re.compile(
     re.I,
 )
 # What one leaves that is no employer: a trip ("left for Rome"), home, a thing left somewhere ("left my keys there",
-# "left a review"), a habit ("quit smoking"), a time ("left early"), a building left for the day ("left work at five",
-# "left the office late"), school.
+# "left a review"), a habit ("quit smoking"), a building left for the day ("left work at five", "left the office
+# late"), school. A time alone ("left early") is a filler, no value.
 _NOT_LEFT = (
-    r"(?!(?:for|home|early|late|behind|it|them|him|her|me|us|that|this|my|his|our|their|your|a|an|some|work|"
+    r"(?!(?:for|home|behind|it|them|him|her|me|us|that|this|my|his|our|their|your|a|an|some|work|"
     r"school|(?:the )?(?:house|office|building|party|pub|bar|gym|meeting))\b|(?-i:[a-z])\w*ing\b)"
 )
 
@@ -342,10 +342,8 @@ _NOT_SUBJECTS = frozenset(
     "there here so then".split()
     + _OPENERS.split()
 )
-# Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
-# to my own flat", "Signed on at the hospital").
-# What opens a clause, not a value ("quit while you're ahead").
-_CONJUNCTIONS = frozenset("while when if because unless until so but and or then though although".split())
+# What opens a clause, not a value or a thing ("quit while you're ahead").
+CONJUNCTIONS = frozenset("while when if because unless until so but and or then though although".split())
 # The attributes that are people, named by a capitalised name.
 _PEOPLE = frozenset(("boss", "manager"))
 # Openings of a state said of a thing ("my boss is on holiday", "…still at work", "…so annoying").
@@ -353,6 +351,8 @@ _STATE_OPENINGS = frozenset(
     "off away out over under still not so very really such being down up closed open broken full empty busy fine ok "
     "okay great amazing awful terrible weird dead gone late".split()
 )
+# Words that do not follow a subject: a capitalised word before them opens a sentence without one ("Got the keys
+# to my own flat", "Signed on at the hospital").
 _NOT_AFTER_SUBJECT = frozenset(
     "the a an my our your his her their its this that these those to in on at for with from of into by".split()
 )
@@ -580,7 +580,7 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
         if all(word in _NOT_AFTER_SUBJECT for word in words):
             continue  # "I moved in on the 10th": a preposition and an article are no value
         value = " ".join(words)
-        if words[0] in _CONJUNCTIONS or _QUALIFIER.match(value):
+        if words[0] in CONJUNCTIONS or _QUALIFIER.match(value):
             continue  # "Quit while you're ahead", "Joined late": a clause or a time, no value
         if words[0] in pattern.not_first or words[-1] in pattern.not_last:
             continue  # "I joined a running club": a club is no employer
