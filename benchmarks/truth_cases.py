@@ -36,6 +36,8 @@ CASE_FILES = {
     "probe2": HERE / "truth_cases_probe2.json",
     "probe3": HERE / "truth_cases_probe3.json",
     "sealed4": HERE / "truth_cases_sealed4.json",
+    "sealed5": HERE / "truth_cases_sealed5.json",
+    "probe4": HERE / "truth_cases_probe4.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
