@@ -34,7 +34,7 @@ _FILLER = (
 # Where a value ends: the next clause, or a time, place or manner said of it.
 _VALUE_STOP = re.compile(
     r"\s+(?:and|but|because|since|bc|cos|coz|cuz|with|w/?|for|from|in|on|at|by|last|this|next|after|before|when|while|so|as|"
-    r"to|until|ago|yesterday|about|full time|part time|" + _FILLER + r")\b.*$|\s+\d.*$|"
+    r"to|until|ago|yesterday|about|full time|part time|i|we|" + _FILLER + r")\b.*$|\s+\d.*$|"
     r"\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|a few|several|many) (?:days?|weeks?|months?|years?)\b.*$",
     re.I,
 )
@@ -46,11 +46,11 @@ _HOME_HINTS = (
     "place",
 )  # fmt: skip
 # A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
-_HOME = (
-    r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* "
-    r"(?:flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
-    r"bungalow|cottage|dorm) in )?"
+_HOME_NOUNS = (
+    r"flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
+    r"bungalow|cottage|dorm"
 )
+_HOME = r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
 # Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
 _LIVED = (
     r"(?:live|living|moved|relocated)(?: back| in)?"
@@ -106,7 +106,16 @@ class _Pattern:
 
 # Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
 _OPENERS = "so well oh yeah actually and but now also anyway finally honestly seriously basically ok okay plus btw"
-_LEAD = r"^(?:(?:" + _OPENERS.replace(" ", "|") + r"),? )*"
+_TIME_WORDS = (
+    r"(?:week|weekend|month|year|summer|winter|spring|autumn|fall|term|semester|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|morning|evening|night)"
+)
+# A time said before the subject: "In August I begin as…", "From next semester I'm at…", "Since Monday we rent…".
+_FRONTED = (
+    r"(?:(?:(?:on|from|in|since|as of|starting|after|by) (?:[\w'-]+ ){0,4}?|(?:next|this|last) " + _TIME_WORDS + r" )"
+    r"(?=(?:i|we)(?:'\w+)? ))?"
+)
+_LEAD = r"^(?:(?:" + _OPENERS.replace(" ", "|") + r"),? )*" + _FRONTED
 
 
 def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
@@ -115,7 +124,8 @@ def _p(slot: str, pattern: str, **kwargs) -> _Pattern:
 
 # What one joins that is no employer: a club, a group, a class ("I joined a running club"), a call, the fun.
 _NOT_JOINED = frozenset(
-    "club group class classes choir band league gym community society course meetup forum church call meeting chat "
+    "club group class classes choir band league gym community society course program programme meetup forum church "
+    "call meeting chat "
     "zoom queue line fun party conversation discussion thread waitlist game protest".split()
 )
 # Where one lives, said of no place: "I live in fear of…", "living in the moment", "moved to tears", "moved in
@@ -129,8 +139,11 @@ _NOT_EMPLOYERS = frozenset(
     "night nights home weekends times least first free peanuts minimum myself yourself ourselves himself herself "
     "themselves bottom top beginning scratch zero dawn noon midnight".split()
 )
-# As what one works, said of no title: "I work as hard as I can", "as a team".
-_NOT_TITLES = frozenset("hard fast much long well team usual normal always before planned expected".split())
+# As what one works, said of no title: "I work as hard as I can", "as a team", "it started as a joke".
+_NOT_TITLES = frozenset(
+    "hard fast much long well team usual normal always before planned expected joke hobby favour favor kid child teen "
+    "teenager".split()
+)
 # What follows a place one is in on a visit, not a home: "I've been in London for a conference", "on business".
 _VISIT = re.compile(
     r"^\s*(?:for (?:a|an|the)\s+(?!(?:last|past|next|few|couple|whole|entire)\b|"
@@ -164,14 +177,22 @@ _PATTERNS = [
         not_first=_NOT_HOMES,
         not_after=_VISIT,
     ),
-    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith".
+    # A home of one's own: "Got the keys to my own flat in Moseley", "we bought a house in Leith", "we rent a flat
+    # in Chorlton".
     _p(
         "residence",
-        r"(?:(?:i|we)(?:'ve| have)? |guess who )?(?:just |finally |recently )*"
-        r"(?:got the keys to|bought|rented|moved into|signed (?:the|a) lease (?:on|for)) "
+        r"(?:(?:i|we)(?:'ve| have|'re| are|'m| am)? |guess who )?(?:just |finally |recently |now |still )*"
+        r"(?:got the keys to|bought|rent|rented|renting|own|moved into|signed (?:the|a) lease (?:on|for)) "
         + _HOME.replace(")?", ")", 1)
         + _END,
         hints=_HOME_HINTS,
+    ),
+    # A new home of one's own named anywhere in a clause: "from the window of my new flat in Hove I can see…".
+    _p(
+        "residence",
+        r"(?:.*?\b)?(?:my|our) (?:brand )?new (?:" + _HOME_NOUNS + r") in " + _END,
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
     ),
     _p(
         "employer",
@@ -210,8 +231,9 @@ _PATTERNS = [
     # Where one works, changed: "I joined Globex", "I quit my job at Acme" (then: not at Acme).
     _p(
         "employer",
-        r"(?:i|we)(?: just| recently| finally)* "
-        r"(?:joined|started (?:working |a new job )?at|got a job at|was hired by) " + _END,
+        r"(?:i|we)(?:'m| am)?(?: just| recently| finally)* "
+        r"(?:joined|(?:start|starting|started|begin|beginning|began) (?:working |work |a new job )?at|got a job at|"
+        r"was hired by) " + _END,
         hints=("joined", "started", "job", "hired", "work"),
         not_first=_NOT_EMPLOYERS | {"in"},
         not_last=_NOT_JOINED,
@@ -221,6 +243,14 @@ _PATTERNS = [
         r"i(?: just| finally)* (?:quit|left)(?: my job| my position| working)?(?: at| with)? " + _NOT_LEFT + _END,
         hints=("quit", "left", "job", "work"),
         negated=True,
+    ),
+    # A title one starts as: "I start as a junior developer at…", "in August I begin as an associate professor".
+    _p(
+        "occupation",
+        r"i(?:'m| am)?(?: just| now)* (?:start|starting|started|begin|beginning|began) (?:work(?:ing)? )?as (?:an? )?"
+        + _END,
+        hints=("start", "started", "starting", "work"),
+        not_first=_NOT_TITLES,
     ),
     # A new title: "I got promoted to QA lead".
     _p(
@@ -505,6 +535,12 @@ _EMPLOYERS = (
         r"(?:at|for|with) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
         re.I,
     ),
+    # Where one starts, after as what: "I begin as a debt adviser at Shelter".
+    re.compile(
+        _LEAD + r"i(?:'m| am)?(?: just| now)* (?:start|starting|started|begin|beginning|began) (?:work(?:ing)? )?as "
+        r"(?:an? )?[\w' -]+? (?:at|for|with) (?P<v>(?-i:[A-Z])[\w&'’. -]*)",
+        re.I,
+    ),
 )
 # A proposal said yes to: "Hugo proposed on the beach and I said yes!!", "AMA SAID YES!!! 💍 asked her today".
 _PROPOSAL = re.compile(
@@ -586,8 +622,8 @@ def _clause_slot(clause: str, *, opening: bool = True) -> tuple[str, str, str, t
             continue  # "I joined a running club": a club is no employer
         if pattern.not_after and pattern.not_after.match(rest):
             continue  # "I've been in London for a conference": a visit
-        if all(word.isdigit() for word in words) and pattern.slot in ("employer", "residence", "occupation"):
-            continue  # "I started at 9": a time
+        if words[0].isdigit() and pattern.slot in ("employer", "residence", "occupation"):
+            continue  # "I started at 9", "I start at 9 tomorrow": a time
         if pattern.entire and (
             words[0] in _NOT_AFTER_SUBJECT or words[0] in _STATE_OPENINGS or words[0].endswith("ing")
         ):

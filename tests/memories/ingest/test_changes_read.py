@@ -561,3 +561,45 @@ def test_what_only_looks_like_a_name_a_partner_or_a_value_is_none(text):
 def test_a_name_a_partner_and_an_address_still_read_whole(text, slots):
     """An e-mail address keeps its dots: "ivo@example.com" and "ivo@example.org" are two addresses."""
     assert statement(text).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text, slots",
+    [
+        ("Oisin: We rent a flat in Chorlton, so no drilling.", {"residence": "chorlton"}),
+        ("Oisin: we're renting a little house in Didsbury now", {"residence": "didsbury"}),
+        ("Oisin: Since March we rent a cottage in Hebden Bridge.", {"residence": "hebden bridge"}),
+        ("Oisin: From the balcony of my new flat in Hove I can see the pier.", {"residence": "hove"}),
+        ("Oisin: The boxes are everywhere in our new place in Aarhus.", {"residence": "aarhus"}),
+        ("Oisin: In September I begin as a staff nurse at Royal Free.", {"employer": "royal free"}),
+        ("Oisin: In September I begin as a staff nurse at Royal Free.", {"occupation": "staff nurse"}),
+        ("Oisin: From next month I'm starting at Deliveroo.", {"employer": "deliveroo"}),
+        ("Oisin: I start as a junior developer at Monzo on Monday.", {"occupation": "junior developer"}),
+    ],
+)
+def test_a_home_rented_or_new_and_a_job_begun_are_read_a_time_said_first_too(text, slots):
+    """A home rented ("we rent a flat in…") or named as one's new one anywhere in a clause ("…of my new flat in Hove
+    I can see…": the value ends before the next "I"); a job one starts or begins at, as what; a time said before
+    the subject ("In September I begin as…", "Since March we rent…")."""
+    said = statement(text).slots
+    assert {slot: said.get(slot) for slot in slots} == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oisin: My sister's new flat in Hove is lovely.",
+        "Oisin: Her new house in Bath has a garden.",
+        "Oisin: I start at 9 tomorrow.",
+        "Oisin: I'm starting at the bottom.",
+        "Oisin: I started as a joke, honestly.",
+        "Oisin: I rent a car in Spain every summer.",
+        "Oisin: Last weekend I joined a mentorship program for young carers.",
+        "Oisin: This is where I'm headed.",
+    ],
+)
+def test_someone_elses_new_home_a_time_a_start_or_a_rented_car_state_no_home_job_or_title(text):
+    """Someone else's new home, a time one starts at, starting "at the bottom" or "as a joke", a car rented somewhere,
+    a programme joined; "this" opening a sentence is no time said before its subject."""
+    assert not {"employer", "residence", "occupation"} & set(statement(text).slots)
+    assert not any(slot.startswith("is ") for slot in statement(text).slots)

@@ -174,6 +174,33 @@ def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migr
     assert Memory.objects.get(pk=job.pk).reading == job.reading
 
 
+def test_a_home_rented_then_a_new_one_named_mid_sentence_is_a_move_and_the_migration_reads_it(api, kb):
+    """ "We rent a flat in Chorlton" is where one lives; months later "…from the window of our new house in Sale we
+    can see…" is a move: the block shows the rented flat as earlier (it says more than the home: not retired). Migration 0025 reads an earlier release's memory of it again
+    (that release read no home in it)."""
+    import importlib
+
+    from django.db import connection
+
+    say(api, "We rent a flat in Chorlton, so no drilling please.", when="2024-01-10T09:00:00Z")
+    rented = Memory.objects.get(text__contains="Chorlton")
+    assert rented.reading["slots"] == {"residence": "chorlton"}
+    Memory.objects.filter(pk=rented.pk).update(reading={**rented.reading, "slots": {}})
+    migration = importlib.import_module("memories.migrations.0025_english_homes_and_starts_reread")
+    with connection.schema_editor() as editor:
+        migration.reread(None, editor)
+    assert Memory.objects.get(pk=rented.pk).reading == rented.reading
+    say(
+        api,
+        "Boxes everywhere, but from the window of our new house in Sale we can see the canal.",
+        session="s2",
+        when="2024-09-01T10:00:00Z",
+    )
+    context = api.get("/api/v1/context/", params={"query": "Where does Alice live?"}).json()["context"]
+    (flat,) = [line for line in context.splitlines() if "Chorlton" in line]
+    assert "earlier, until 2024-09-01" in flat
+
+
 def test_dropping_the_kids_at_school_leaves_what_was_said_of_them_current(api, kb):
     """ "I dropped the kids at school." ends nothing: the block showed "My kids Mia and Leo are 5 and 7." as earlier."""
     say(api, "My kids Mia and Leo are 5 and 7.", when="2023-01-10T09:00:00Z")
