@@ -41,9 +41,7 @@ def _load() -> tuple[int, int]:
     small = KnowledgeBase.objects.create(bot=bot, name="small")
     vector = np.random.default_rng(1).random(384, dtype=np.float32)
     vector /= np.linalg.norm(vector)
-    seed = Memory.objects.create(
-        kb=large, text="I live in Lisbon with my two cats.", embedding=vector, language="en"
-    )
+    seed = Memory.objects.create(kb=large, text="I live in Lisbon with my two cats.", embedding=vector, language="en")
     columns = [f.column for f in Memory._meta.concrete_fields if f.column not in ("id", "search_vector")]
     listed = ", ".join(columns)
     with connection.cursor() as cursor:

@@ -50,7 +50,9 @@ _HOME_NOUNS = (
     r"flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
     r"bungalow|cottage|dorm"
 )
-_HOME = r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
+_HOME = (
+    r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
+)
 # Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
 _LIVED = (
     r"(?:live|living|moved|relocated)(?: back| in)?"

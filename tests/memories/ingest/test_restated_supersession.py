@@ -176,8 +176,8 @@ def test_what_an_earlier_release_read_as_leaving_a_job_is_read_again_by_the_migr
 
 def test_a_home_rented_then_a_new_one_named_mid_sentence_is_a_move_and_the_migration_reads_it(api, kb):
     """ "We rent a flat in Chorlton" is where one lives; months later "…from the window of our new house in Sale we
-    can see…" is a move: the block shows the rented flat as earlier (it says more than the home: not retired). Migration 0025 reads an earlier release's memory of it again
-    (that release read no home in it)."""
+    can see…" is a move: the block shows the rented flat as earlier (it says more than the home: not retired).
+    Migration 0025 reads an earlier release's memory of it again (that release read no home in it)."""
     import importlib
 
     from django.db import connection
