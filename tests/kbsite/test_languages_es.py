@@ -112,6 +112,36 @@ def test_a_home_named_before_where_it_is_and_an_employer_entered(text, slots):
     assert statement(text).slots == slots
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Tomás: Alquilamos un piso en Triana, así que nada de taladros.", {"residence": "triana"}),
+        ("Tomás: Hemos comprado una casa en Getafe.", {"residence": "getafe"}),
+        ("Tomás: Desde la ventana de mi piso nuevo en Gijón se ve el mar.", {"residence": "gijón"}),
+        ("Tomás: Hay cajas por todas partes en nuestra nueva casa en Oviedo.", {"residence": "oviedo"}),
+        ("Tomás: Empiezo como enfermero en el Clínico el lunes.", {"occupation": "enfermero", "employer": "clínico"}),
+    ],
+)
+def test_a_home_rented_bought_or_new_and_a_job_begun_as_what(text, slots):
+    """A home rented or bought, one's new one named anywhere in a clause (the value ends before "se ve"), a job begun
+    as what."""
+    assert statement(text).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomás: La nueva casa de mi hermana en Vigo es preciosa.",
+        "Tomás: Alquilé un coche en Mallorca.",
+        "Tomás: Empiezo como un loco cada mañana.",
+        "Tomás: Empecé de broma.",
+        "Tomás: Empiezo de noche esta semana.",
+    ],
+)
+def test_someone_elses_new_home_a_car_rented_a_likeness_or_a_time_is_no_home_or_title(text):
+    assert statement(text).slots == {}
+
+
 @pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

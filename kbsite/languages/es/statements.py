@@ -17,15 +17,18 @@ from kbsite.languages.slots import SlotReader, patterns_led_by
 # A value: up to the end of its clause.
 _END = r"(?P<v>[^,.;:!?¡¿()\"]+)"
 # Where a value ends: the next clause, or a time, place or manner said of it.
-# An article stops a value only in lower case: "el Hospital La Fe" is one name.
+# An article (or a pronoun: "…en Gijón se ve el mar") stops a value only in lower case: "el Hospital La Fe" is one
+# name.
 _VALUE_STOP = re.compile(
     r"\s+(?:(?i:y|e|pero|porque|ya que|con|desde|hace|en|hasta|cuando|mientras|para|por|aunque|así|ahora|ya|"
-    r"todavía|aún|también|pronto|hoy|ayer|mañana|durante|tras|después|antes|que)|el|la|los|las|este|esta)\b.*$"
+    r"todavía|aún|también|pronto|hoy|ayer|mañana|durante|tras|después|antes|que)|el|la|los|las|este|esta|"
+    r"se|me|te|nos)\b.*$"
     r"|\s+\d.*$"
 )
 _ARTICLE = re.compile(r"^(?:el|la|los|las|un|una|unos|unas|mi|mis|nuestro|nuestra)\s+", re.I)
 # A place of work is no home: "me he mudado a la oficina de Madrid".
 _WORK_NOUNS = frozenset("oficina sede delegación sucursal tienda planta hospital clínica colegio escuela".split())
+_HOME_NOUNS = r"piso|casa|apartamento|estudio|ático|chalet|pisito|casita"
 _HOME_HINTS = ("vivo", "vive", "vivimos", "viven", "mudado", "mudé", "mudamos", "mudó", "piso", "casa", "ciudad")
 _JOB_HINTS = ("trabajo", "trabaja", "trabajamos", "empresa", "empleo", "curro")
 JOB_NOUNS = (
@@ -89,6 +92,22 @@ _PATTERNS = [
         r"(?: nuevo| nueva)? en " + _END,
         hints=_HOME_HINTS,
     ),
+    # A home rented or bought: "alquilamos un piso en Triana", "hemos comprado una casa en Getafe".
+    _p(
+        "residence",
+        r"(?:ya )?(?:alquilo|alquilamos|he alquilado|hemos alquilado|compré|compramos|he comprado|hemos comprado) "
+        r"(?:un|una|el|la|mi|nuestro|nuestra) (?:" + _HOME_NOUNS + r")(?: \w+)? en " + _END,
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+    ),
+    # A new home of one's own named anywhere in a clause: "desde la ventana de mi piso nuevo en Gijón se ve el mar".
+    _p(
+        "residence",
+        r"(?:.*?\b)?(?:mi|nuestro|nuestra) (?:(?:nuevo|nueva) (?:" + _HOME_NOUNS + r")|(?:" + _HOME_NOUNS + r") "
+        r"(?:nuevo|nueva)) en " + _END,
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+    ),
     # Where one works: "trabajo en Telefónica", "empecé en Inditex", "me han contratado en Mapfre".
     _p(
         "employer",
@@ -127,6 +146,14 @@ _PATTERNS = [
         r"(?:ahora |ya )*(?:trabajo|trabajamos) (?:de|como) (?!un |una )" + _END,
         hints=_JOB_HINTS,
         not_first=_NOT_TITLES,
+    ),
+    # As what one starts: "empiezo como enfermera en…", "he empezado de camarero".
+    _p(
+        "occupation",
+        r"(?:ahora |ya )*(?:empiezo|empecé|he empezado|empezaré|comienzo|comencé)(?: a trabajar)? (?:de|como) "
+        r"(?!un |una )" + _END,
+        hints=_JOB_HINTS + ("empecé", "empezado", "empiezo"),
+        not_first=_NOT_TITLES | _NOT_EMPLOYERS,
     ),
     _p("occupation", r"(?:ahora |ya )*soy (?:un |una )?(?P<v>(?:" + JOB_NOUNS + r")(?: \w+){0,2})", hints=_JOB_HINTS),
     _p("occupation", r"me (?:han |ha )?ascendido a " + _END, hints=("ascendido", "trabajo")),

@@ -186,7 +186,7 @@ def test_a_home_rented_then_a_new_one_named_mid_sentence_is_a_move_and_the_migra
     rented = Memory.objects.get(text__contains="Chorlton")
     assert rented.reading["slots"] == {"residence": "chorlton"}
     Memory.objects.filter(pk=rented.pk).update(reading={**rented.reading, "slots": {}})
-    migration = importlib.import_module("memories.migrations.0025_english_homes_and_starts_reread")
+    migration = importlib.import_module("memories.migrations.0025_homes_and_starts_reread")
     with connection.schema_editor() as editor:
         migration.reread(None, editor)
     assert Memory.objects.get(pk=rented.pk).reading == rented.reading

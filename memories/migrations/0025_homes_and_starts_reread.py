@@ -1,6 +1,7 @@
-"""The English memories read again: an earlier release read no home rented ("we rent a flat in Chorlton") or named
-as one's new one inside a clause ("from the window of my new flat in Hove…"), no job begun ("I begin as a staff
-nurse at…", "starting at Deliveroo"), and nothing after a time said before the subject ("In September I…"). Only the
+"""The English and Spanish memories read again: an earlier release read no home rented ("we rent a flat in
+Chorlton", "alquilamos un piso en Triana") or named as one's new one inside a clause ("from the window of my new flat
+in Hove…", "desde mi piso nuevo en Gijón…"), no job begun ("I begin as a staff nurse at…", "starting at Deliveroo",
+"empiezo como enfermero en…"), and nothing after a time said before the subject ("In September I…"). Only the
 readings that change are written."""
 
 import json
@@ -11,6 +12,7 @@ BATCH = 2000
 
 
 def reread(apps, schema_editor):
+    from kbsite import languages
     from memories.ingest.statements import reading
 
     connection = schema_editor.connection
@@ -24,14 +26,17 @@ def reread(apps, schema_editor):
                               JOIN memories_message g ON g.id = s.message_id
                               WHERE s.memory_id = m.id AND g.role = 'user') AS own
                    FROM memories_memory m
-                   WHERE m.id > %s AND m.language IN ('en', '')
+                   WHERE m.id > %s AND m.language IN ('en', '', 'es')
                    ORDER BY m.id LIMIT %s""",
                 [last, BATCH],
             )
             rows = cursor.fetchall()
             if not rows:
                 return
-            read = [(pk, reading(text, "en", own=own or None), stored) for pk, text, language, stored, own in rows]
+            read = [
+                (pk, reading(text, language or languages.DEFAULT, own=own or None), stored)
+                for pk, text, language, stored, own in rows
+            ]
             changed = [(json.dumps(new), pk) for pk, new, stored in read if new != stored]
             cursor.executemany("UPDATE memories_memory SET reading = %s::jsonb WHERE id = %s", changed)
             last = rows[-1][0]
