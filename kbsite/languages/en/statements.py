@@ -45,11 +45,12 @@ _HOME_HINTS = (
     "live", "living", "moved", "relocated", "based", "flat", "flatshare", "house", "home", "keys", "apartment",
     "place",
 )  # fmt: skip
-# A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
+# What one lives in.
 _HOME_NOUNS = (
     r"flat|house|place|apartment|home|condo|room|studio|sharehouse|share house|houseshare|flatshare|annexe|annex|"
     r"bungalow|cottage|dorm"
 )
+# A home named before where it is: "(in) his flat in Small Heath", "my own place in Leith".
 _HOME = (
     r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
 )
@@ -184,7 +185,7 @@ _PATTERNS = [
     _p(
         "residence",
         r"(?:(?:i|we)(?:'ve| have|'re| are|'m| am)? |guess who )?(?:just |finally |recently |now |still )*"
-        r"(?:got the keys to|bought|rent|rented|renting|own|moved into|signed (?:the|a) lease (?:on|for)) "
+        r"(?:got the keys to|bought|rent|rented|renting|moved into|signed (?:the|a) lease (?:on|for)) "
         + _HOME.replace(")?", ")", 1)
         + _END,
         hints=_HOME_HINTS,
