@@ -330,7 +330,7 @@ _COVERED = re.compile(
     re.I,
 )
 _NAME_ONLY = re.compile(r"(?:[A-Z][\w'.-]*\s*){1,3}")
-_CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless)\b", re.I)
+_CONDITIONAL = re.compile(r"\b(?:if|would|could|might|maybe|perhaps|wish|hope|unless|in case)\b", re.I)
 
 
 # Where a sentence's clauses part: a comma, "but", and "and" before "I" ("My name is Tom and I live in Leeds").

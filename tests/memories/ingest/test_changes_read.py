@@ -596,10 +596,11 @@ def test_a_home_rented_or_new_and_a_job_begun_are_read_a_time_said_first_too(tex
         "Oisin: I rent a car in Spain every summer.",
         "Oisin: Last weekend I joined a mentorship program for young carers.",
         "Oisin: This is where I'm headed.",
+        "Oisin: In case I move to Leeds next year, I will need a car.",
     ],
 )
 def test_someone_elses_new_home_a_time_a_start_or_a_rented_car_state_no_home_job_or_title(text):
     """Someone else's new home, a time one starts at, starting "at the bottom" or "as a joke", a car rented somewhere,
-    a programme joined; "this" opening a sentence is no time said before its subject."""
+    a programme joined; "this" opening a sentence is no time said before its subject, "in case" a condition."""
     assert not {"employer", "residence", "occupation"} & set(statement(text).slots)
     assert not any(slot.startswith("is ") for slot in statement(text).slots)
