@@ -142,6 +142,33 @@ def test_someone_elses_new_home_a_car_rented_a_likeness_or_a_time_is_no_home_or_
     assert statement(text).slots == {}
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Tomás: En septiembre empiezo en Indra.", {"employer": "indra"}),
+        ("Tomás: Desde el lunes trabajo en Mercadona.", {"employer": "mercadona"}),
+        ("Tomás: Desde marzo vivimos en Gijón.", {"residence": "gijón"}),
+        ("Tomás: Este verano me mudé a Cádiz.", {"residence": "cádiz"}),
+        (
+            "Tomás: El mes que viene empiezo como camarero en el Bar Pepe.",
+            {"occupation": "camarero", "employer": "bar pepe"},
+        ),
+    ],
+)
+def test_a_time_said_before_the_verb_leaves_the_statement_read(text, slots):
+    """A month, a weekday, a season or "el mes que viene" said first ("En septiembre empiezo en Indra"): before, a
+    statement opening on a time was not read at all."""
+    assert statement(text).slots == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Tomás: En casa trabajo de noche.", "Tomás: En septiembre empiezo.", "Tomás: Desde el lunes vivo en las nubes."],
+)
+def test_a_time_said_first_reads_no_idiom_nor_a_start_with_no_place(text):
+    assert statement(text).slots == {}
+
+
 @pytest.mark.parametrize("text", ["Si me mudara a Lugo sería feliz.", "¿Vives en Lugo?", "Ojalá trabajara en Inditex."])
 def test_questions_and_conditions_state_nothing(text):
     """A question, a wish or a condition gives no attribute a value."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.es.words import ANY_SENTENCE
+from kbsite.languages.es.words import ANY_SENTENCE, MONTHS
 from kbsite.languages.reading import Statement
 from kbsite.languages.slots import SlotReader, patterns_led_by
 
@@ -51,7 +51,14 @@ _RELATIONSHIP = {
 }  # fmt: skip
 _DIET_HINTS = ("vegetariana", "vegetariano", "vegana", "vegano", "carne")
 _RELATIONSHIP_HINTS = ("novio", "novia", "pareja", "prometido", "prometida", "marido", "mujer", "esposo", "esposa")
-_LEAD = r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por fin|al final|finalmente),?\s+)*"
+# A time said before the verb: "En septiembre empiezo en Indra", "desde el lunes trabajo en…", "desde marzo vivimos en
+# Gijón" (a month, a day of the week, a season, "el mes que viene", "la semana pasada").
+_TIMES = (
+    r"(?:" + "|".join(name for name in MONTHS if len(name) > 3) + r"|lunes|martes|miércoles|jueves|viernes|sábado|"
+    r"domingo|verano|invierno|otoño|primavera|(?:semana|mes|año) (?:que viene|pasad[oa]))"
+)
+_FRONTED = r"(?:(?:desde|en|a partir de|este|esta|el|la)\s+(?:(?:el|la|este|esta)\s+)?" + _TIMES + r",?\s+)?"
+_LEAD = r"^(?:(?:pues|bueno|oye|mira|vale|y|pero|ahora|ya|además|también|por fin|al final|finalmente),?\s+)*" + _FRONTED
 
 
 _p = patterns_led_by(_LEAD)
