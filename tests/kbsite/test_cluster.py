@@ -50,8 +50,10 @@ def test_a_cluster_busy_with_long_tasks_stops_within_its_grace_and_gives_them_ba
     except subprocess.TimeoutExpired:
         pytest.fail(f"the cluster had not stopped {GRACE + 10}s after SIGTERM")
     print(f"cluster stopped {time.monotonic() - signalled:.1f}s after SIGTERM")
-    assert OrmQ.objects.count() == 4
-    assert OrmQ.objects.filter(lock__lte=timezone.now()).count() == 2  # the two never started: queued again
+    # The sleeps only: a worker's warm-up queues work of its own (the knowledge sync), which it may not have run yet.
+    sleeps = [q for q in OrmQ.objects.all() if q.func() == "time.sleep"]
+    assert len(sleeps) == 4
+    assert sum(q.lock <= timezone.now() for q in sleeps) == 2  # the two never started: queued again
     assert not Task.objects.filter(func="time.sleep").exists()
 
 
