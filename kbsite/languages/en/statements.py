@@ -109,13 +109,14 @@ class _Pattern:
 
 # Words that open a sentence without saying anything of its own ("Honestly my favourite show is…").
 _OPENERS = "so well oh yeah actually and but now also anyway finally honestly seriously basically ok okay plus btw"
-_TIME_WORDS = (
+# Periods said with "next", "this" or "last" (not "this is…").
+_PERIODS = (
     r"(?:week|weekend|month|year|summer|winter|spring|autumn|fall|term|semester|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|morning|evening|night)"
 )
 # A time said before the subject: "In August I begin as…", "From next semester I'm at…", "Since Monday we rent…".
 _FRONTED = (
-    r"(?:(?:(?:on|from|in|since|as of|starting|after|by) (?:[\w'-]+ ){0,4}?|(?:next|this|last) " + _TIME_WORDS + r" )"
+    r"(?:(?:(?:on|from|in|since|as of|starting|after|by) (?:[\w'-]+ ){0,4}?|(?:next|this|last) " + _PERIODS + r" )"
     r"(?=(?:i|we)(?:'\w+)? ))?"
 )
 _LEAD = r"^(?:(?:" + _OPENERS.replace(" ", "|") + r"),? )*" + _FRONTED

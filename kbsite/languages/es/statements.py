@@ -28,7 +28,8 @@ _VALUE_STOP = re.compile(
 _ARTICLE = re.compile(r"^(?:el|la|los|las|un|una|unos|unas|mi|mis|nuestro|nuestra)\s+", re.I)
 # A place of work is no home: "me he mudado a la oficina de Madrid".
 _WORK_NOUNS = frozenset("oficina sede delegación sucursal tienda planta hospital clínica colegio escuela".split())
-_HOME_NOUNS = r"piso|casa|apartamento|estudio|ático|chalet|pisito|casita"
+# What one lives in.
+_HOME_NOUNS = r"piso|casa|apartamento|estudio|habitación|ático|chalet|pisito|casita"
 _HOME_HINTS = ("vivo", "vive", "vivimos", "viven", "mudado", "mudé", "mudamos", "mudó", "piso", "casa", "ciudad")
 _JOB_HINTS = ("trabajo", "trabaja", "trabajamos", "empresa", "empleo", "curro")
 JOB_NOUNS = (
@@ -82,8 +83,7 @@ _PATTERNS = [
         "residence",
         r"(?:yo |ahora |ya |actualmente )*(?:vivo|vivimos|resido|residimos) en "
         # A home named before where it is: "vivo en un piso compartido en Ruzafa".
-        r"(?:(?:un|una|mi|el|la) (?:piso|casa|apartamento|estudio|habitación|ático|chalet|pisito)(?: \w+)? en )?"
-        + _END,
+        r"(?:(?:un|una|mi|el|la) (?:" + _HOME_NOUNS + r")(?: \w+)? en )?" + _END,
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),
