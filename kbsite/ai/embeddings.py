@@ -38,6 +38,7 @@ class LocalEmbedder:
     """all-MiniLM-L6-v2 on the CPU, loaded from the wheel's own files."""
 
     dimensions = 384
+    english_only = True  # trained on English: a query in another language is searched by the second embedder
     # (floor, span) of the model's cosine similarities: read as (similarity - floor) / span, so that every threshold
     # of the product (tuned on this model) means the same whichever model embeds (see ``scaled``).
     similarity_scale = (0.0, 1.0)
@@ -232,6 +233,7 @@ class E5Embedder:
     ctypes; no PyTorch): a query and a passage are embedded with e5's "query: " and "passage: " prefixes."""
 
     dimensions = 384
+    english_only = False
     # e5's cosine similarities crowd near the top: of 400 LoCoMo questions and their evidence turns, 0.79-0.87
     # (10th-90th percentile; all-MiniLM-L6-v2 0.27-0.64), of the same questions and other turns 0.72-0.79 (MiniLM
     # 0.02-0.31). Read on MiniLM's scale by the affine map that fits both sets' percentiles best (medians within
@@ -276,6 +278,8 @@ class E5Embedder:
 
 class OpenAIEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint."""
+
+    english_only = False  # the model behind it is not known: its list is kept for every query
 
     def __init__(self) -> None:
         if not settings.EMBEDDING_BASE_URL:
