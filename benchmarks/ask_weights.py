@@ -84,7 +84,13 @@ def _measure(path: Path, env: dict) -> list[dict]:
             candidates = ask_candidates(kb=kb, question=q["question"], caller=caller)
             out.append(
                 [
-                    {"m": c.measures, "answers": c.answers, "names": holds(c.text, q["expect"], history=True)}
+                    {
+                        "m": c.measures,
+                        "answers": c.answers,
+                        "names": holds(c.text, q["expect"], history=True),
+                        "text": c.text,
+                        "question": q["question"],
+                    }
                     for c in candidates
                 ]
             )
