@@ -102,8 +102,8 @@ def _ranked(
     cursor, where: str, params: list, tsquery: str, query_vector, codes: list[str], weight: float = 1.0
 ) -> tuple[Fusion, dict[int, float]]:
     """The full-text and vector lists of chunks, fused; and the similarity of what the vector list found. The words
-    are searched under the configuration of each language the KBs hold (``codes``); no ``query_vector``: the words
-    only."""
+    are searched under the configuration of each language the KBs hold (``codes``); the vector list counts
+    ``weight``."""
     fusion = Fusion()
     if tsquery:
         cursor.execute(
