@@ -38,7 +38,9 @@ class LocalEmbedder:
     """all-MiniLM-L6-v2 on the CPU, loaded from the wheel's own files."""
 
     dimensions = 384
-    english_only = True  # trained on English: a query in another language is searched by the second embedder
+    # Trained on English: for a question in another language, knowledge search counts its list for little and
+    # judges closeness by the second embedder (knowledge.search.FIRST_WEIGHT_ELSEWHERE).
+    english_only = True
     # (floor, span) of the model's cosine similarities: read as (similarity - floor) / span, so that every threshold
     # of the product (tuned on this model) means the same whichever model embeds (see ``scaled``).
     similarity_scale = (0.0, 1.0)
@@ -279,7 +281,7 @@ class E5Embedder:
 class OpenAIEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint."""
 
-    english_only = False  # the model behind it is not known: its list is kept for every query
+    english_only = False  # the model behind it is not known: its list counts fully for every question
 
     def __init__(self) -> None:
         if not settings.EMBEDDING_BASE_URL:
