@@ -67,6 +67,10 @@ once (14/20 and 12/20; 14/20 and 14/20), then weighed on: in-sample since.
 twelve notes, 24 questions), written at the end of stop 57 the same way and sealed: figures only. Measured unread on
 stop 57's code: the right note first asked in Spanish 15/24, in English 12/24.
 
+``--cases benchmarks/language_cases_ksealed2`` asks knowledge notes only (a car-rental office in Tenerife: twelve
+notes, 24 questions), written at the start of stop 63 the same way and sealed: figures only. Measured unread on stop
+62's code: the right note first asked in Spanish 17/24, in English 13/24.
+
 Targets (issue 40), offline: per language, the block holds the fact at least 0.85 times as often as for the English
 translation; no changed fact shown or answered with only its old value; ask names the fact at least 0.70 of the
 time; Spanish knowledge: the right note first for at least 5 of 6 (here 8) paraphrased questions.
