@@ -36,7 +36,8 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
     BENCH_SPEAKERS=off python -m benchmarks truth    # turns posted without the speaker's name (user_id only)
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4`` (or ``--cases PATH``)
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4|sealed5|sealed6``
+(or ``--cases PATH``)
 asks other cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json``
 (8 end users, 40 questions), ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12
 end users, 83 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
@@ -66,7 +67,10 @@ written at stop 56 the same way, measured unread once (offline 0.946 / 10 / 0.63
 stable fact) was written at stop 60 the same way, sealed: ordinary chat that only looks like a change (idioms,
 errands, trips, other people's news) beside real changes told in varied ways. Measured unread on the code of stop 59's
 end and of stop 60's readers (offline 0.844 / 11 / 0.562 / 28 and 0.875 / 11 / 0.609 / 25, block only old 7, ask
-stale 8). A set read for tuning measures only what was tuned on it.
+stale 8). ``truth_cases_sealed6.json`` (8 end users, 66 questions, 24 about a change, 16 about the past) was
+written at stop 63 the same way, sealed, and measured unread on that stop's code (offline 0.955 / 15 / 0.621 / 22,
+block only old 3, ask stale 6; oracle replay 0.985 / 13 / 0.955 / 0). A set read for tuning measures only what was
+tuned on it.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ CASE_FILES = {
     "probe3": HERE / "truth_cases_probe3.json",
     "sealed4": HERE / "truth_cases_sealed4.json",
     "sealed5": HERE / "truth_cases_sealed5.json",
+    "sealed6": HERE / "truth_cases_sealed6.json",
     "probe4": HERE / "truth_cases_probe4.json",
 }
 FILLER = HERE / "truth_filler.json"
