@@ -46,3 +46,10 @@ def any_sentences(text: str) -> list[str]:
     """The sentences of ``text`` read widely: lower case opening them too, not cut after a title or an abbreviation
     of the language."""
     return languages.current().words.ANY_SENTENCE.split(text)
+
+
+def asks_before(question: str) -> bool:
+    """Whether ``question`` asks how things were before a change ("Where did she work before the startup?"), not
+    what to know before something the asker is about to do ("Anything I should know before inviting her?")."""
+    words = languages.current().words
+    return words.BEFORE.search(question) is not None and words.AHEAD.search(question) is None

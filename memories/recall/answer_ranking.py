@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 
 from kbsite import languages
 from kbsite.languages.places import places_named
+from kbsite.languages.text import asks_before
 from memories.ingest.changes import names_a_time
 from memories.ingest.statements import statement_read
 from memories.recall.concepts import concept_words, slots_asked
@@ -87,7 +88,7 @@ class Question:
             when=lang.WHEN.search(question) is not None,
             where=lang.WHERE.search(question) is not None,
             now=lang.NOW.search(question) is not None,
-            before=lang.BEFORE.search(question) is not None,
+            before=asks_before(question),
         )
 
 

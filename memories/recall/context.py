@@ -21,6 +21,7 @@ from kbsite.ai.vectors import as_vectors
 from kbsite.caller import Caller
 from kbsite.languages.detection import query_language
 from kbsite.languages.fulltext import RowConfig
+from kbsite.languages.text import asks_before
 from knowledge.search import chunks_search
 from memories.models import Insight, Memory, Message
 from memories.recall import Hit, RecallQuery, multilingual_embedding, query_embedding, recall
@@ -109,7 +110,7 @@ def block_retrieve(*, caller: Caller, kbs: list, query: str, budget_chars: int) 
     # What the user said later of the same things comes with what is shown, dated: the newer beside the older; of the
     # profile's facts too (a change offline reading did not tell leaves the old fact live, and the profile shows it).
     hits, profile = _with_later_both(hits, profile, end_user_id, kb_names)
-    if languages.current().words.BEFORE.search(query):  # asked how things were before: what the facts replaced
+    if asks_before(query):  # asked how things were before: what the facts replaced
         replaced = what_they_replaced(hits + profile, end_user_id)
         sources_attach(replaced)
         hits, profile = _with_replaced(hits, replaced), _with_replaced(profile, replaced)

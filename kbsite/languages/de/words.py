@@ -63,6 +63,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
+# "Bevor" die fragende Person etwas tut ("Was sollte ich wissen, bevor ich sie einlade?"): ein Rat.
+AHEAD = re.compile(r"\b(?:sollte|sollten|soll|muss|müsste|beachten)\b[^.?!]*\b(?:bevor|vorher)\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Daran erinnere ich mich nicht."
 # Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).

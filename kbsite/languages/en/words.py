@@ -125,6 +125,10 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
 # Asked about how things were before a change ("Where did she work before the startup?").
 BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
+# "Before" of what the asker is about to do ("Anything I should know before inviting her?"): advice, not the past.
+AHEAD = re.compile(
+    r"\b(?:should|must|need to|needs to|have to|has to|ought to|better)\b[^.?!]*\b(?:before|prior to)\b", re.I
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "I don't remember anything about that."
 # Words written with a capital inside a sentence that name no one: the pronoun "I" (and "I'm", "I've").

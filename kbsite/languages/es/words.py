@@ -104,6 +104,8 @@ RELATIVE_TIME = re.compile(
 NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
 # Asked about how things were before a change ("¿Dónde trabajaba antes de la startup?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
+# "Antes" de lo que va a hacer quien pregunta ("¿Algo que deba saber antes de invitarla?"): un consejo, no el pasado.
+AHEAD = re.compile(r"\b(?:deb[aeo]\w*|tengo que|tenemos que|hay que|necesito|conviene)\b[^.?!]*\bantes\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "No recuerdo nada de eso."
 # Words written with a capital inside a sentence that name no one: none.

@@ -65,6 +65,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
+# "Avant" ce que la personne qui demande va faire ("Que dois-je savoir avant de l'inviter ?") : un conseil.
+AHEAD = re.compile(r"\b(?:dois|doit|devrais|devrait|faut|faudrait|besoin)\b[^.?!]*\bavant\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Je ne m'en souviens pas."
 # Words written with a capital inside a sentence that name no one: none.

@@ -61,6 +61,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
+# "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.
+AHEAD = re.compile(r"\b(?:dev[aeo]\w*|tenho que|tenho de|temos que|preciso|convém)\b[^.?!]*\bantes\b", re.I)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Não me lembro de nada sobre isso."
 # Words written with a capital inside a sentence that name no one: none.

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
+from kbsite import languages
 from memories.recall.answer_ranking import WEIGHTS, Question, ranked
 from memories.recall.hits import Hit
 
@@ -48,6 +51,25 @@ def test_asked_how_things_stand_now_the_later_said_ranks_first_and_asked_before_
     neither = _ranked("Where does Omar work?", hits, close)
     assert all(c.measures["later"] == c.measures["earlier"] == 0 for c in neither)
     assert WEIGHTS["later"] > 0 > WEIGHTS["earlier"]
+
+
+@pytest.mark.parametrize(
+    ("code", "past", "ahead"),
+    [
+        ("en", "Where did Omar live before moving to Hull?", "Is there anything I should know before inviting Omar?"),
+        ("es", "¿Dónde vivía Omar antes de mudarse?", "¿Hay algo que deba saber antes de invitar a Omar a comer?"),
+        ("pt", "Onde o Omar morava antes de se mudar?", "Tem algo que eu deva saber antes de convidar o Omar?"),
+        ("fr", "Où Omar habitait-il avant de déménager ?", "Que dois-je savoir avant d'inviter Omar à dîner ?"),
+        ("de", "Wo hat Omar gewohnt, bevor er umzog?", "Was sollte ich wissen, bevor ich Omar einlade?"),
+    ],
+)
+def test_before_something_the_asker_is_about_to_do_does_not_ask_how_things_were(code, past, ahead):
+    """ "Where did he live before moving?" asks how things were before a change (the earlier said ranks first);
+    "Anything I should know before inviting him?" asks advice about now, in each language read offline, and how
+    things stand is not weighed as the past."""
+    with languages.override(code):
+        assert Question.read(past).before
+        assert not Question.read(ahead).before
 
 
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
