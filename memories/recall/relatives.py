@@ -13,6 +13,7 @@ from django.contrib.postgres.search import SearchQuery
 
 from kbsite import languages
 from kbsite.languages.fulltext import RowConfig
+from kbsite.languages.reading import kin_words
 from memories.models import Memory
 from memories.recall.concepts import concept_words
 
@@ -32,9 +33,12 @@ def subject_words(query: str, end_user_id: int | None, also: Iterable[str] = ())
 def relatives_named(query: str, end_user_id: int | None, also: Iterable[str] = ()) -> list[str]:
     """The names (lower case) of the people ``query`` names by their relation to the end user, as the user's live
     facts name them, in the question's language and in each language of ``also`` (those the facts are in: "el marido
-    de Paz" finds "my husband Rodrigo"); none for a query naming no relation, or of no end user."""
+    de Paz" finds "my husband Rodrigo"); one's partner asked by a verb too ("Who is she married to?"); none for a
+    query naming no relation, or of no end user."""
     words = languages.current().relations
     asked = {word for word in words.WORD.findall(query.lower()) if word in words.RELATIONS}
+    if words.PARTNER_ASKED.search(query):  # "Who is she married to?": her partner, by whatever title named
+        asked |= kin_words(words.KIN, "partner") - words.AMBIGUOUS
     if not asked or end_user_id is None:
         return []
     relations = {words.KIN[word] for word in asked - words.AMBIGUOUS}  # "Freundin" is carried to no other language

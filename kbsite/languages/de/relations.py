@@ -30,6 +30,8 @@ RELATIONS = frozenset(KIN)
 # Words that name a friend or a partner: read as said, never carried to facts in another language.
 AMBIGUOUS = frozenset("freund freundin".split())
 PARTNER = kin_words(KIN, "partner")
+# Eine Frage nach dem Partner mit einem Verb ("Mit wem ist sie verheiratet?", "Ist er mit jemandem zusammen?").
+PARTNER_ASKED = re.compile(r"\b(?:verheiratet|zusammen mit|in einer beziehung)\b", re.I)
 NOT_NAMES = frozenset("ich ist war und aber der die das ein eine in wohnt arbeitet".split())
 WORD = re.compile(r"[\w'’]+")
 

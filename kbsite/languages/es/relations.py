@@ -36,6 +36,8 @@ RELATIONS = frozenset(KIN)
 AMBIGUOUS = frozenset("compañera compañero".split())
 # One's partner, by whatever title they had when named.
 PARTNER = kin_words(KIN, "partner") | frozenset("chico chica".split())
+# Una pregunta por la pareja con un verbo, no un título ("¿con quién está casada?", "¿sale con alguien?").
+PARTNER_ASKED = re.compile(r"\b(?:casad[oa]s?|sale con|saliendo con|en pareja|con quién está)\b", re.I)
 # Names never taken for a relative's.
 NOT_NAMES = frozenset("yo es era y pero el la un una en que vive trabaja se".split())
 WORD = re.compile(r"[\w'’]+")

@@ -30,6 +30,8 @@ RELATIONS = frozenset(KIN)
 # Words that name a friend or a partner: read as said, never carried to facts in another language.
 AMBIGUOUS = frozenset("copain copine".split())
 PARTNER = kin_words(KIN, "partner")
+# Une question sur le ou la partenaire par un verbe ("avec qui est-elle mariée ?", "il sort avec quelqu'un ?").
+PARTNER_ASKED = re.compile(r"\b(?:mariée?s?|sort avec|en couple)\b", re.I)
 NOT_NAMES = frozenset("je est était et mais le la les un une en habite travaille".split())
 WORD = re.compile(r"[\w'’-]+")
 

@@ -31,6 +31,8 @@ RELATIONS = frozenset(KIN)
 # Words that name more than one relation, never carried to facts in another language: none.
 AMBIGUOUS: frozenset[str] = frozenset()
 PARTNER = kin_words(KIN, "partner")
+# Uma pergunta pelo parceiro com um verbo ("com quem ela é casada?", "ele está namorando?").
+PARTNER_ASKED = re.compile(r"\b(?:casad[oa]s?|namorando|namora|num relacionamento)\b", re.I)
 NOT_NAMES = frozenset("eu é era e mas o a os as um uma em mora trabalha".split())
 WORD = re.compile(r"[\w'’-]+")
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from kbsite.models import JobRun
+from kbsite import languages
+from kbsite.models import EndUser, JobRun
 from memories.models import Memory, ReviewItem, Session
+from memories.recall.relatives import relatives_named
 from tests.conftest import run_queued_tasks
 
 
@@ -430,6 +432,22 @@ def test_a_partner_asked_about_is_found_by_the_name_of_an_earlier_title(api, not
     say(api, "s1", "My fiancée Ama and I booked the venue for June.", "The bus was late again today.")
     say(api, "s2", "Ama has a red Mini Cooper she adores.", "Lovely weather for the match.")
     assert "Mini Cooper" in context(api, "What does his wife drive?")
+
+
+def test_a_partner_asked_about_by_a_verb_is_found_by_name(api, notes):
+    """ "Who is he married to?", "Is he seeing anyone?", "¿Con quién está casado?" name no title, but ask for his
+    partner: "my wife Oksana" gives her name, and ask quotes what is said of her by name."""
+    say(api, "s1", "Oksana's choir sings at the cathedral on Sunday.", when="2024-02-03T10:00:00Z")
+    say(api, "s2", "My wife Oksana hates the cold.", "The new kettle is far too loud.", when="2024-03-09T10:00:00Z")
+    say(api, "s3", "Choir practice again, the tenors were flat.", when="2024-04-12T10:00:00Z")
+    user = EndUser.objects.get(external_id="alice")
+    for question, code in [("Who is he married to?", "en"), ("Is he seeing anyone?", "en"),
+                           ("¿Con quién está casado?", "es"), ("Mit wem ist er verheiratet?", "de")]:  # fmt: skip
+        with languages.override(code):
+            assert relatives_named(question, user.pk, also=["en"]) == ["oksana"], question
+    with languages.override("en"):
+        assert relatives_named("Who is he going to the match with?", user.pk) == []
+    assert "Oksana" in ask(api, "Who is he married to?")["answer"]
 
 
 def test_ask_offline_never_answers_with_small_talk(api, notes):
