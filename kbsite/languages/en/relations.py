@@ -36,7 +36,9 @@ AMBIGUOUS: frozenset[str] = frozenset()
 PARTNER = kin_words(KIN, "partner") | frozenset("gf bf".split())
 # A question asking for one's partner by a verb, not a title ("Who is she married to?", "Is he seeing anyone?").
 PARTNER_ASKED = re.compile(
-    r"\b(?:married|dating|seeing (?:anyone|someone|somebody)|going out with|in a relationship)\b", re.I
+    r"\b(?:married|dating|seeing (?:anyone|someone|somebody)|going out with|in a relationship)\b|"
+    r"\bwho(?:'s| is) (?:\w+ ){1,2}seeing\b",
+    re.I,
 )
 # Names never taken for a relative's: "my sister Is…" is no name.
 NOT_NAMES = frozenset("i is was has and but the a an in at on who lives works".split())

@@ -441,7 +441,7 @@ def test_a_partner_asked_about_by_a_verb_is_found_by_name(api, notes):
     say(api, "s2", "My wife Oksana hates the cold.", "The new kettle is far too loud.", when="2024-03-09T10:00:00Z")
     say(api, "s3", "Choir practice again, the tenors were flat.", when="2024-04-12T10:00:00Z")
     user = EndUser.objects.get(external_id="alice")
-    for question, code in [("Who is he married to?", "en"), ("Is he seeing anyone?", "en"),
+    for question, code in [("Who is he married to?", "en"), ("Is he seeing anyone?", "en"), ("Who's Ian seeing?", "en"),
                            ("¿Con quién está casado?", "es"), ("Mit wem ist er verheiratet?", "de")]:  # fmt: skip
         with languages.override(code):
             assert relatives_named(question, user.pk, also=["en"]) == ["oksana"], question
