@@ -51,6 +51,13 @@ about a change; ordinary chat that only looks like a change beside real changes)
 read neither the code nor any other set, sealed. Measured unread on the code of stop 59's end and of stop 60's
 readers, the same both times: 0.938 / 9 / 2 / 0.688 / 9 / 10 (asked in English 0.906 / 8 / 2 / 0.500 / 7 / 16).
 
+``--cases sealed5`` asks ``benchmarks/language_cases_sealed5/`` (Spanish: four users of four regions, 48 questions, 17
+about a change; French: four users, 45 questions, 17 about a change; mostly told indirectly, beside chat that only
+looks like a change; each user's own chat over 6,000 characters), written at stop 64 by two helpers who read neither
+the code nor any other set, sealed. Measured unread at stop 64's end (fa56dbe), offline, block / block stale / block
+only old / ask / ask stale / small talk: Spanish 0.917 / 4 / 1 / 0.625 / 1 / 17 (asked in English 0.896 / 4 / 1 /
+0.646 / 1 / 15), French 0.956 / 3 / 0 / 0.711 / 4 / 13 (0.911 / 3 / 1 / 0.533 / 3 / 17).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -95,6 +102,7 @@ BLIND = Path(__file__).with_name("language_cases_blind")
 SEALED2 = Path(__file__).with_name("language_cases_sealed2")
 SEALED3 = Path(__file__).with_name("language_cases_sealed3")
 SEALED4 = Path(__file__).with_name("language_cases_sealed4")
+SEALED5 = Path(__file__).with_name("language_cases_sealed5")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -112,7 +120,10 @@ def _asks(cases: dict) -> dict[str, list[dict]]:
 def run() -> dict:
     modes = truth.modes_wanted(sys.argv[1:])
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
-    folders = {"dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "probe": PROBE}
+    folders = {
+        "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
+        "probe": PROBE,
+    }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
     env = harness.configure("kbsite_languages")
