@@ -77,6 +77,19 @@ def test_leaving_a_job_is_not_stopping_a_habit_and_a_month_no_employer(text, slo
 
 
 @pytest.mark.parametrize(
+    ("question", "word"),
+    [("¿Qué auto maneja Inés ahora?", "coche"), ("¿Qué carro tiene Inés?", "coche"),
+     ("¿A qué actividad física se dedica Inés?", "gimnasio")],
+)  # fmt: skip
+def test_a_question_asks_about_a_subject_in_the_spanish_of_latin_america_too(question, word):
+    """ "Auto", "carro", "manejar" (the car and driving in most of Latin America) and "actividad física" name their
+    subjects as "coche" and "deporte" do: the question wants the subject's words."""
+    from memories.recall.concepts import concept_words
+
+    assert word in concept_words(question)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Tomás: Vivo en las nubes.",

@@ -62,13 +62,16 @@ CONCEPTS = (
     ),
     _c(
         "sport",
-        r"deportes?|gimnasio|gym|entrena\w*|maratón|carrera|ejercicio|en forma|fútbol|pádel",
+        r"deportes?|gimnasio|gym|entrena\w*|maratón|carrera|ejercicio|actividad física|en forma|fútbol|pádel",
         "maratón correr corro entreno gimnasio bici ciclismo natación nado yoga fútbol tenis pádel escalada",
     ),
     _c(
         "getting around",
-        r"cómo (?:va|vas|se mueve|te mueves)|transporte|coche|conduce|conduces|moto|bici|va al trabajo",
-        "coche bici bicicleta conduzco conduce moto autobús metro tren patinete andando",
+        # "Auto", "carro" and "manejar": the car and driving in most of Latin America.
+        r"cómo (?:va|vas|se mueve|te mueves)|transporte|coche|auto|carro|conduce|conduces|maneja|manejas|moto|bici|"
+        r"va al trabajo",
+        "coche auto carro camioneta bici bicicleta conduzco conduce manejo maneja moto autobús metro tren patinete "
+        "andando",
     ),
     _c(
         "travel",
