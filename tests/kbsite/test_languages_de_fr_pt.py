@@ -89,6 +89,27 @@ def test_a_vague_question_is_searched_for_its_subjects_words(code, question, wor
         assert word in concept_words(question) and slot in slots_asked(question)
 
 
+@pytest.mark.parametrize(
+    ("code", "question", "word"),
+    [("de", "Was für ein Auto hat sie?", "fahrrad"), ("de", "Macht er Sport?", "schwimmen"),
+     ("fr", "Elle conduit quelle voiture ?", "vélo"), ("fr", "Il fait du sport ?", "natation"),
+     ("pt", "Que carro ela tem agora?", "bicicleta"), ("pt", "Ele faz exercício?", "natação"),
+     ("en", "What car does she drive?", "bike")],
+)  # fmt: skip
+def test_a_question_about_sport_or_getting_around_wants_their_words_in_each_language(code, question, word):
+    """Sport and how one gets around are subjects in German, French and Portuguese as in English and Spanish: the
+    question wants their words, and a Spanish or English fact about them is found by a question in any of them."""
+    with languages.override(code):
+        assert word in concept_words(question)
+        assert "bike" in concept_words(question, also=["en"]) or "yoga" in concept_words(question, also=["en"])
+
+
+def test_a_question_about_a_trip_is_not_read_as_asking_how_one_gets_around():
+    """ "Wohin fährt sie im Urlaub?" asks about travel, not what she drives."""
+    with languages.override("de"):
+        assert "fahrrad" not in concept_words("Wohin fährt sie im Urlaub?")
+
+
 def test_statements_in_a_language_without_readers_state_nothing_but_their_speaker():
     """German has no statement reader yet: a fact gives its speaker and no attribute."""
     with languages.override("de"):

@@ -49,5 +49,17 @@ CONCEPTS = (
         "hobby spiele spielt gitarre klavier chor singen tanzen malen lesen schach laufen klettern schwimmen yoga "
         "fotografie garten verein kurs",
     ),  # fmt: skip
+    _c(
+        "sport",
+        r"sport\w*|fitness\w*|training|trainiert|marathon|bewegung|fit hält|fußball",
+        "marathon laufen joggen training fitnessstudio radfahren schwimmen yoga fußball tennis klettern bouldern "
+        "wandern",
+    ),
+    _c(
+        "getting around",
+        # Not any "fahren" ("Wohin fährt sie im Urlaub?" is travel): what one drives, and how one gets to work.
+        r"auto|wagen|fahrrad|verkehrsmittel|pendel\w*|zur arbeit|womit fährt|was fährt|was für ein auto",
+        "auto wagen fahrrad rad e-bike bus bahn s-bahn u-bahn zug straßenbahn roller motorrad",
+    ),
     _c("travel", r"reise\w*|urlaub|ferien|ausflug", "reise urlaub ferien flug hotel strand gebucht besuch ausflug"),
 )

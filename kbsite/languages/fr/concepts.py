@@ -49,5 +49,17 @@ CONCEPTS = (
         "joue guitare piano chorale chanter danser peindre lire échecs courir escalade nager yoga photo jardin club "
         "cours",
     ),  # fmt: skip
+    _c(
+        "sport",
+        r"sports?|salle de sport|gym|entraîn\w*|marathon|exercice|activité physique|en forme|foot(?:ball)?",
+        "marathon courir course entraînement salle gym vélo natation nager yoga foot football tennis escalade "
+        "randonnée",
+    ),
+    _c(
+        "getting around",
+        # "Char": the car in Quebec.
+        r"voiture|bagnole|char|auto|conduit|conduis|transports?|se déplace|vélo|moto|va au (?:travail|boulot)",
+        "voiture auto char bagnole vélo moto bus métro train tram trottinette pied conduis conduit",
+    ),
     _c("travel", r"voyages?|vacances|séjour|week-end", "voyage vacances vol hôtel plage réservé visite séjour"),
 )

@@ -50,5 +50,15 @@ CONCEPTS = (
         "toco toca guitarra piano coro cantar dançar pintar ler xadrez correr escalada nadar ioga fotografia "
         "jardim clube aulas",
     ),  # fmt: skip
+    _c(
+        "sport",
+        r"esportes?|desportos?|academia|ginásio|trein\w*|maratona|exercício|atividade física|em forma|futebol",
+        "maratona correr corrida treino academia ginásio bicicleta natação nadar ioga futebol ténis tênis escalada",
+    ),
+    _c(
+        "getting around",
+        r"carro|automóvel|dirige|conduz|transportes?|se desloca|bicicleta|moto|vai (?:para o|pro) trabalho",
+        "carro automóvel bicicleta bike moto ônibus autocarro metrô metro comboio trem patinete dirijo conduzo",
+    ),
     _c("travel", r"viage\w*|férias|passeio", "viagem férias voo hotel praia reservado visita passeio"),
 )
