@@ -90,18 +90,18 @@ def test_a_vague_question_is_searched_for_its_subjects_words(code, question, wor
 
 
 @pytest.mark.parametrize(
-    ("code", "question", "word"),
-    [("de", "Was für ein Auto hat sie?", "fahrrad"), ("de", "Macht er Sport?", "schwimmen"),
-     ("fr", "Elle conduit quelle voiture ?", "vélo"), ("fr", "Il fait du sport ?", "natation"),
-     ("pt", "Que carro ela tem agora?", "bicicleta"), ("pt", "Ele faz exercício?", "natação"),
-     ("en", "What car does she drive?", "bike")],
+    ("code", "question", "word", "english"),
+    [("de", "Was für ein Auto hat sie?", "fahrrad", "bike"), ("de", "Macht er Sport?", "schwimmen", "yoga"),
+     ("fr", "Elle conduit quelle voiture ?", "vélo", "bike"), ("fr", "Il fait du sport ?", "natation", "yoga"),
+     ("pt", "Que carro ela tem agora?", "bicicleta", "bike"), ("pt", "Ele faz exercício?", "natação", "yoga"),
+     ("en", "What car does she drive?", "bike", "bus")],
 )  # fmt: skip
-def test_a_question_about_sport_or_getting_around_wants_their_words_in_each_language(code, question, word):
+def test_a_question_about_sport_or_getting_around_wants_their_words_in_each_language(code, question, word, english):
     """Sport and how one gets around are subjects in German, French and Portuguese as in English and Spanish: the
-    question wants their words, and a Spanish or English fact about them is found by a question in any of them."""
+    question wants their words, and an English fact about them is found by a question in any of them."""
     with languages.override(code):
         assert word in concept_words(question)
-        assert "bike" in concept_words(question, also=["en"]) or "yoga" in concept_words(question, also=["en"])
+        assert english in concept_words(question, also=["en"])
 
 
 def test_a_question_about_a_trip_is_not_read_as_asking_how_one_gets_around():

@@ -8,7 +8,7 @@ import pytest
 from kbsite import languages
 from memories.ingest.changes import changes
 from memories.ingest.statements import reading, statement
-from memories.recall.concepts import slots_asked
+from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.query import query_period
 from memories.text import is_salient, statements_of
 
@@ -84,8 +84,6 @@ def test_leaving_a_job_is_not_stopping_a_habit_and_a_month_no_employer(text, slo
 def test_a_question_asks_about_a_subject_in_the_spanish_of_latin_america_too(question, word):
     """ "Auto", "carro", "manejar" (the car and driving in most of Latin America) and "actividad física" name their
     subjects as "coche" and "deporte" do: the question wants the subject's words."""
-    from memories.recall.concepts import concept_words
-
     assert word in concept_words(question)
 
 
@@ -248,7 +246,6 @@ def test_a_question_about_a_subject_wants_its_words_in_the_languages_of_the_fact
     """ "¿Tiene mascotas?" asks about pets: among Spanish facts it wants "perro" and "gato"; among English facts
     (``also``) "dog" and "cat" as well, and the same through the parsed query recall searches in full text. A
     language the facts are in that is the question's own adds nothing."""
-    from memories.recall.concepts import concept_words
     from memories.recall.query import query_parse
 
     spanish = concept_words("¿Tiene mascotas?")
