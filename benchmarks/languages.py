@@ -58,6 +58,13 @@ the code nor any other set, sealed. Measured unread at stop 64's end (fa56dbe), 
 only old / ask / ask stale / small talk: Spanish 0.917 / 4 / 1 / 0.625 / 1 / 17 (asked in English 0.896 / 4 / 1 /
 0.646 / 1 / 15), French 0.956 / 3 / 0 / 0.711 / 4 / 13 (0.911 / 3 / 1 / 0.533 / 3 / 17).
 
+``--cases sealed6`` asks ``benchmarks/language_cases_sealed6/`` (German and Portuguese, two of them European and two
+Brazilian: four users and 54 questions each, 21 and 23 about a change; each user's own chat over 6,000 characters,
+with chat that only looks like a change), written at the start of stop 65 by a helper who read neither the code nor
+any other set, sealed. Measured unread on the code of stop 64's end (5d1334a), offline, block / block stale / block
+only old / ask / ask stale / small talk: German 0.852 / 5 / 3 / 0.593 / 1 / 22 (asked in English 0.870 / 4 / 2 /
+0.593 / 5 / 22), Portuguese 0.944 / 2 / 2 / 0.556 / 6 / 19 (0.944 / 0 / 0 / 0.519 / 6 / 19).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -103,6 +110,7 @@ SEALED2 = Path(__file__).with_name("language_cases_sealed2")
 SEALED3 = Path(__file__).with_name("language_cases_sealed3")
 SEALED4 = Path(__file__).with_name("language_cases_sealed4")
 SEALED5 = Path(__file__).with_name("language_cases_sealed5")
+SEALED6 = Path(__file__).with_name("language_cases_sealed6")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -122,7 +130,7 @@ def run() -> dict:
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
     folders = {
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
-        "probe": PROBE,
+        "sealed6": SEALED6, "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
