@@ -67,8 +67,9 @@ NUMBER = re.compile(r"\d")
 @dataclass(frozen=True)
 class Question:
     """A question as ask reads it: the words it wants (with those of the subjects it asks about and the names of
-    the relatives it names), the attributes it asks for, and whether it asks when, how things stand now, or how
-    they were before."""
+    the relatives it names), the attributes it asks for, whether it asks when, how things stand now, or how they
+    were before, and whether it asks about a person (``person``: one named by a pronoun, "the user", the asker, or
+    the end user by their id)."""
 
     wanted: frozenset[str]
     slots: frozenset[str]
@@ -76,11 +77,15 @@ class Question:
     where: bool
     now: bool
     before: bool
+    person: bool = False
 
     @classmethod
-    def read(cls, question: str, names: list[str] = (), also: Iterable[str] = ()) -> Question:
+    def read(
+        cls, question: str, names: list[str] = (), also: Iterable[str] = (), user_id: str | None = None
+    ) -> Question:
         """``question`` read in the language in force; ``also``, the languages of the statements it is compared
-        with (the words of the subjects it asks about are wanted in each)."""
+        with (the words of the subjects it asks about are wanted in each); ``user_id``, the end user it is asked
+        for, as the bot names them."""
         lang = languages.current().words
         return cls(
             wanted=frozenset(stems(content_words(question) + concept_words(question, also) + list(names))),
@@ -89,6 +94,7 @@ class Question:
             where=lang.WHERE.search(question) is not None,
             now=lang.NOW.search(question) is not None,
             before=asks_before(question),
+            person=lang.PERSON.search(question) is not None or _named_by_id(question, user_id),
         )
 
 
@@ -161,6 +167,11 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
             )
         )
     return sorted(out, key=lambda c: -c.score)
+
+
+def _named_by_id(question: str, user_id: str | None) -> bool:
+    """Whether ``question`` names the end user by their id ("Where does alice live?")."""
+    return bool(user_id) and re.search(rf"(?<!\w){re.escape(user_id)}(?!\w)", question, re.I) is not None
 
 
 def _places(hit: Hit, pk: int, text: str) -> list[str]:

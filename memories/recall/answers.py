@@ -59,6 +59,7 @@ def _extractive(
     end_user_id: int | None = None,
     profile: frozenset[int] = frozenset(),
     second=None,
+    user_id: str | None = None,
 ) -> tuple[str, list[int]]:
     """Offline: the statements of the block that answer the question best, as memories.recall.answer_ranking
     scores them (the words and the attribute they share with it, their closeness in meaning, when they were said,
@@ -66,17 +67,22 @@ def _extractive(
     does she live and what can she not eat?"). Each is quoted with the other statements of its turn found
     with it ("We cancelled the cruise. Going to Cornwall instead."), with its date when it says "today" or "last
     week", and after what the end user said later about the same thing (memories.recall.after), each dated when
-    they were said on different days, so that the newer is read first whatever words it was said in. Of facts
+    they were said on different days, so that the newer is read first whatever words it was said in. Asked about a
+    person ("What should I cook for her?", "Where does alice live?") for an end user, their own statements answer
+    when any does: a shared one is about anyone ("I'm allergic to nuts", said in a chat of no end user). Of facts
     restated otherwise by a newer one, only the newer. Only a statement that answers at all is quoted: one sharing
     a word with the question or its subject, stating what it asks, naming a time asked for, or close to it in
     meaning (as close as the context block asks of a memory found by meaning alone); the block's small talk is not
     an answer. None: "I don't remember" (in the question's language). ``names`` are those of the people the
     question asks about by relation ("his wife": priya), words of the answer as the block searched them;
-    ``end_user_id``, whose later statements come with those quoted (none: shared facts only); ``profile``, the ids
-    of the profile's hits; ``vector`` and ``second``, the question's embedding and its multilingual one."""
-    asked, earlier, candidates = _ranked(question, hits, vector, names, profile, second)
+    ``end_user_id``, whose later statements come with those quoted (none: shared facts only), ``user_id`` as the bot
+    names them; ``profile``, the ids of the profile's hits; ``vector`` and ``second``, the question's embedding and
+    its multilingual one."""
+    asked, earlier, candidates = _ranked(question, hits, vector, names, profile, second, user_id)
     # Only a statement that answers at all: the block's small talk is not an answer.
     scored = [c for c in candidates if c.answers]
+    if asked.person and end_user_id is not None:  # about a person: the end user's own before the shared (anyone's)
+        scored = [c for c in scored if c.hit.end_user == end_user_id] or scored
     if not scored:
         return languages.current().words.NOT_REMEMBERED, []
     if asked.now:  # asked how things stand now: what was said later of the same thing goes before what it came with
@@ -86,11 +92,17 @@ def _extractive(
 
 
 def _ranked(
-    question: str, hits: list[Hit], vector, names: list[str], profile: frozenset[int], second=None
+    question: str,
+    hits: list[Hit],
+    vector,
+    names: list[str],
+    profile: frozenset[int],
+    second=None,
+    user_id: str | None = None,
 ) -> tuple[Question, dict, list[Candidate]]:
     """The question as read, the statements held earlier (what a newer fact says otherwise: left out, unless it
     asks how things were before), and the block's other statements ranked (memories.recall.answer_ranking)."""
-    asked = Question.read(question, names, also={h.language for h in hits if h.type == "memory"})
+    asked = Question.read(question, names, also={h.language for h in hits if h.type == "memory"}, user_id=user_id)
     earlier = {} if asked.before else held_earlier(hits)
     statements = [
         (rank, hit, pk, text)
@@ -117,7 +129,7 @@ def ask_candidates(*, kb: KnowledgeBase, question: str, caller: Caller, k: int =
         got, hits = _block(kb=kb, question=question, k=k, budget_chars=4000, caller=caller)
         names = relatives_named(question, caller.end_user_id, kb.languages)
         profile = frozenset(h.id for h in got.profile)
-        return _ranked(question, hits, got.vector, names, profile, got.multilingual_vector)[2]
+        return _ranked(question, hits, got.vector, names, profile, got.multilingual_vector, caller.user_id)[2]
 
 
 def _block(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller: Caller):
@@ -274,7 +286,7 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
         names = relatives_named(question, caller.end_user_id, kb.languages)
         profile = frozenset(h.id for h in got.profile)
         answer, citations = _extractive(
-            question, hits, got.vector, names, caller.end_user_id, profile, got.multilingual_vector
+            question, hits, got.vector, names, caller.end_user_id, profile, got.multilingual_vector, caller.user_id
         )
         why = f"extractive ({budgets.SPENT})" if given and budgets.held(state) else "extractive"
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
@@ -298,7 +310,13 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     except llm.LLMError as exc:
         profile = frozenset(h.id for h in got.profile)
         answer, citations = _extractive(
-            question, hits, got.vector, end_user_id=caller.end_user_id, profile=profile, second=got.multilingual_vector
+            question,
+            hits,
+            got.vector,
+            end_user_id=caller.end_user_id,
+            profile=profile,
+            second=got.multilingual_vector,
+            user_id=caller.user_id,
         )
         return Answer(answer=answer, citations=citations, mode=f"extractive (LLM failed: {exc})", memories=hits)
     # Only memories that were actually given to the model can be cited.

@@ -21,7 +21,9 @@ from memories.selectors import sources_of
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # What ranking and packing need of a memory (its sources are loaded for the packed hits only).
-HIT_FIELDS = ("id", "kb_id", "text", "kind", "entities", "created_us", "valid_us", "language", "reading")
+HIT_FIELDS = (
+    "id", "kb_id", "text", "kind", "entities", "created_us", "valid_us", "language", "reading", "end_user_id"
+)  # fmt: skip
 
 
 def _micros(column: str) -> str:
@@ -30,7 +32,7 @@ def _micros(column: str) -> str:
 
 MEMORY_HITS_SQL = f"""
     SELECT id, kb_id, text, kind, entities, {_micros("created_at")}, {_micros("valid_from")}, language, reading,
-        CASE WHEN mode = 'heuristic' THEN
+        end_user_id, CASE WHEN mode = 'heuristic' THEN
             (SELECT min(l.message_id) FROM memories_memory_source_messages l WHERE l.memory_id = memories_memory.id)
         END
     FROM memories_memory WHERE id = ANY(%s)"""
@@ -71,6 +73,7 @@ class Hit:
     # A memory's reading (what it states and says has changed, read once at ingest) as stored: parsed when first
     # read (memories.recall.current, answer_ranking), since recall's ranking does not read it (1.5 ms a recall).
     stored_reading: dict | str | None = field(default=None, repr=False)
+    end_user: int | None = None  # a memory's end user (None: shared, about anyone)
     follows: int | None = None  # a later statement about the same thing: the id of the hit it came with
     # An insight's: when the first and the last of its memories were said (it may quote what has changed since).
     span: tuple[datetime, datetime] | None = None
@@ -146,6 +149,7 @@ def memory_hit(row: dict, kb_names: dict[int, str]) -> Hit:
         kb=kb_names.get(row["kb_id"], ""),
         language=row["language"],
         stored_reading=row["reading"],
+        end_user=row["end_user_id"],
     )
 
 

@@ -65,6 +65,13 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 # "Bevor" die fragende Person etwas tut ("Was sollte ich wissen, bevor ich sie einlade?"): ein Rat.
 AHEAD = re.compile(r"\b(?:sollte|sollten|soll|muss|müsste|beachten)\b[^.?!]*\b(?:bevor|vorher)\b", re.I)
+# Eine Frage nach einer Person: jemand, den ein Pronomen nennt ("Was kann ich für sie kochen?"), "der Nutzer", oder
+# die fragende Person selbst ("Was darf ich essen?").
+PERSON = re.compile(
+    r"\b(?:sie|er|ihr|ihm|ihn|ihre|ihren|ihrem|ihrer|sein|seine|seinen|seinem|seiner|ich|mir|mich|mein|meine|meinen"
+    r"|meinem|meiner|der nutzer|die nutzerin)\b",
+    re.I,
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Daran erinnere ich mich nicht."
 # Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).

@@ -129,6 +129,12 @@ BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the 
 AHEAD = re.compile(
     r"\b(?:should|must|need to|needs to|have to|has to|ought to|better)\b[^.?!]*\b(?:before|prior to)\b", re.I
 )
+# A question about a person: someone named by a pronoun ("What should I cook for her?"), "the user", or the asker
+# themselves ("What can I eat?"): an end user's own statements answer it before the shared ones (about anyone).
+PERSON = re.compile(
+    r"\b(?:she|he|her|hers|him|his|they|them|their|theirs|herself|himself|themselves|i|me|my|mine|myself|the user)\b",
+    re.I,
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "I don't remember anything about that."
 # Words written with a capital inside a sentence that name no one: the pronoun "I" (and "I'm", "I've").

@@ -67,6 +67,11 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
 # "Avant" ce que la personne qui demande va faire ("Que dois-je savoir avant de l'inviter ?") : un conseil.
 AHEAD = re.compile(r"\b(?:dois|doit|devrais|devrait|faut|faudrait|besoin)\b[^.?!]*\bavant\b", re.I)
+# Une question sur une personne : quelqu'un nommé par un pronom ("Que puis-je lui cuisiner ?"), "l'utilisateur", ou la
+# personne qui demande ("Que puis-je manger ?").
+PERSON = re.compile(
+    r"\b(?:elle|il|lui|eux|elles|sa|son|ses|leur|leurs|je|j|moi|me|m|mon|ma|mes|l'utilisateur|l'utilisatrice)\b", re.I
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Je ne m'en souviens pas."
 # Words written with a capital inside a sentence that name no one: none.

@@ -63,6 +63,13 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
 # "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.
 AHEAD = re.compile(r"\b(?:dev[aeo]\w*|tenho que|tenho de|temos que|preciso|convém)\b[^.?!]*\bantes\b", re.I)
+# Uma pergunta sobre uma pessoa: alguém nomeado por um pronome ("O que posso cozinhar para ela?"), "o usuário", ou
+# quem pergunta ("O que eu posso comer?"); também o pronome ligado ao verbo ("convidá-la").
+PERSON = re.compile(
+    r"\b(?:ela|ele|eles|elas|dela|dele|deles|delas|seu|sua|seus|suas|lhe|eu|meu|minha|meus|minhas|mim|me|comigo"
+    r"|o usuário|a usuária)\b|-(?:la|lo|las|los|lhe)\b",
+    re.I,
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Não me lembro de nada sobre isso."
 # Words written with a capital inside a sentence that name no one: none.

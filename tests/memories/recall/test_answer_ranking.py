@@ -72,6 +72,29 @@ def test_before_something_the_asker_is_about_to_do_does_not_ask_how_things_were(
         assert not Question.read(ahead).before
 
 
+@pytest.mark.parametrize(
+    ("code", "personal", "worldly"),
+    [
+        (
+            "en",
+            ["What can I bring him?", "Where does the user work?", "Where does omar_77 live?"],
+            "When is the gym open?",
+        ),
+        ("es", ["¿Qué le regalo?", "¿Algo que deba saber antes de invitarla?"], "¿A qué hora cierra la piscina?"),
+        ("pt", ["O que posso levar para ela?", "Posso convidá-la no sábado?"], "A que horas fecha a piscina?"),
+        ("fr", ["Que puis-je lui offrir ?", "Où habite sa sœur ?"], "À quelle heure ferme la piscine ?"),
+        ("de", ["Was kann ich ihm mitbringen?", "Wo wohnt seine Schwester?"], "Wann schließt das Schwimmbad?"),
+    ],
+)
+def test_a_question_about_a_person_is_told_from_one_about_the_world(code, personal, worldly):
+    """A pronoun, "the user", or the end user's id makes a question one about a person (the end user's own
+    statements answer it before shared ones); opening hours are not about anyone."""
+    with languages.override(code):
+        for question in personal:
+            assert Question.read(question, user_id="omar_77").person, question
+        assert not Question.read(worldly, user_id="omar_77").person
+
+
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
     """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
     enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed

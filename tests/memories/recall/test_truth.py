@@ -529,3 +529,34 @@ def test_asked_what_her_husband_does_ask_quotes_his_job_first(api, notes):
         "My husband Tom works as a plumber in Harrogate.",
     )
     assert "plumber" in ask(api, "What does her husband do?")["answer"].splitlines()[0]
+
+
+def shared(api, session: str, *texts: str) -> None:
+    """Said in a chat of no end user: shared memories, about anyone."""
+    messages = [{"external_id": f"{session}-{n}", "role": "user", "content": text} for n, text in enumerate(texts)]
+    response = api.post("/api/v1/kbs/notes/messages/", json={"session_id": session, "messages": messages})
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+
+
+def test_asked_about_a_person_the_end_users_own_statements_answer_before_shared_ones(api, notes):
+    """A shared chat's "I'm allergic to walnuts" is someone's, not carol's: asked about her (by a pronoun, or by her
+    id), ask answers with what carol said, even where the shared statement shares more words with the question. A
+    question about the world still finds the shared fact."""
+    shared(
+        api,
+        "pool",
+        "Soy alérgica a las nueces y a los frutos secos desde niña.",
+        "Los domingos cocino paella para toda la familia.",
+        "The office canteen closes at 6 pm on Fridays.",
+    )
+    say(api, "s1", "I am allergic to peanuts.", "I had lunch in the canteen with my team.", user="carol")
+    for question in (
+        "What should I cook for her?",
+        "Anything I should know before cooking for carol?",
+        "Can she eat anything she likes?",
+    ):
+        answer = ask(api, question, user="carol")["answer"]
+        assert answer.startswith("I am allergic to peanuts."), (question, answer)
+        assert "nueces" not in answer and "paella" not in answer, (question, answer)
+    assert "6 pm" in ask(api, "When does the office canteen close?", user="carol")["answer"]
