@@ -19,8 +19,9 @@ from memories.recall.relatives import relatives_named
 from memories.recall.vector import multilingual_similarities, similarities
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
-Each memory has an id. Cite the ids of the memories your answer relies on. If the memories do not contain the
-answer, say you do not know and cite nothing. Answer in the language of the question.
+Each memory has an id. Cite the ids of the memories your answer relies on. A memory marked "(shared)" was said in a
+chat of no particular user: it is about anyone, not the user you are asked about unless it names them. If the
+memories do not contain the answer, say you do not know and cite nothing. Answer in the language of the question.
 Return STRICT JSON: {"answer": "...", "citations": [<memory id>, ...]}"""
 
 
@@ -292,7 +293,7 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     # What the block's facts replaced (asked how things were before) is listed as no longer true.
     earlier = held_earlier(hits) | {("memory", h.id): None for h in hits if "replaced" in h.signals}
-    listing = "\n".join(_listed(h, earlier) for h in hits)
+    listing = "\n".join(_listed(h, earlier, shared=caller.end_user_id is not None and h.end_user is None) for h in hits)
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
 
     def parse(data: dict) -> tuple[str, list]:
@@ -324,13 +325,14 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
     return Answer(answer=answer.strip(), citations=sorted(set(citations)), mode="llm", memories=hits)
 
 
-def _listed(hit: Hit, earlier: dict) -> str:
+def _listed(hit: Hit, earlier: dict, shared: bool = False) -> str:
     """A memory for the model: each statement of a turn with its own id (so the one relied on is cited), one held
-    earlier said so; an insight, not citable."""
+    earlier said so, and one ``shared`` (of no end user, asked for one) said so; an insight, not citable."""
     if hit.type != "memory":
         return f"[{'conversation turn' if hit.type == 'turn' else 'insight'}, not citable] {hit.text}"
     return "\n".join(
-        f"[{pk}] {'(earlier, no longer true) ' if ('memory', pk) in earlier else ''}{text}"
+        f"[{pk}] {'(shared) ' if shared else ''}{'(earlier, no longer true) ' if ('memory', pk) in earlier else ''}"
+        f"{text}"
         for pk, text in hit.parts or [(hit.id, hit.text)]
     )
 

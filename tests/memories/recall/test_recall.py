@@ -209,6 +209,27 @@ def test_ask_with_llm_asked_how_things_were_before_reads_what_the_shown_facts_re
     assert "Northgate" not in fake_llm.user_prompt()
 
 
+def test_ask_with_llm_for_an_end_user_marks_the_shared_memories_as_about_anyone(api, kb, fake_llm):
+    """Asked for carol, a shared memory (said in a chat of no end user) is listed as shared, and the prompt says what
+    that means: "I'm allergic to walnuts" there is not carol's. Asked for no end user, nothing is marked."""
+    from kbsite.models import EndUser
+
+    carol = EndUser.objects.create(bot=kb.bot, external_id="carol")
+    own = remember(kb, "I am allergic to peanuts.", end_user=carol)
+    anyone = remember(kb, "I am allergic to walnuts.")
+    embed_all()
+    fake_llm.reply_json({"answer": "Peanuts.", "citations": [own.pk]})
+    body = api.post("/api/v1/kbs/notes/ask/", json={"question": "What is she allergic to?", "user_id": "carol"}).json()
+    assert body["answer"] == "Peanuts." and body["citations"] == [own.pk]
+    prompt = fake_llm.user_prompt()
+    assert f"[{anyone.pk}] (shared) I am allergic to walnuts." in prompt
+    assert f"[{own.pk}] I am allergic to peanuts." in prompt
+    assert '"(shared)"' in next(m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "system")
+    fake_llm.reply_json({"answer": "Walnuts.", "citations": [anyone.pk]})
+    api.post("/api/v1/kbs/notes/ask/", json={"question": "Who is allergic to walnuts?"})
+    assert "(shared)" not in fake_llm.user_prompt()
+
+
 def test_the_block_asked_how_things_were_before_shows_what_its_facts_replaced_as_held_until_then(api, kb):
     """The context block for "Where did Alice work before the bakery?" shows the retired bank job after the bakery,
     marked as held until the bakery was said; for "Where does Alice work?" it does not show it."""
