@@ -88,7 +88,7 @@ class Question:
         for, as the bot names them."""
         lang = languages.current().words
         return cls(
-            wanted=frozenset(stems(content_words(question) + concept_words(question, also) + list(names))),
+            wanted=frozenset(stems(_asked_words(question) + concept_words(question, also) + list(names))),
             slots=frozenset(slots_asked(question)),
             when=lang.WHEN.search(question) is not None,
             where=lang.WHERE.search(question) is not None,
@@ -167,6 +167,12 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
             )
         )
     return sorted(out, key=lambda c: -c.score)
+
+
+def _asked_words(question: str) -> list[str]:
+    """The question's content words but those that only frame it ("anything", "should know"): what it asks about."""
+    framing = languages.current().words.FRAMING
+    return [word for word in content_words(question) if word not in framing]
 
 
 def _named_by_id(question: str, user_id: str | None) -> bool:

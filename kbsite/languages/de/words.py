@@ -72,6 +72,8 @@ PERSON = re.compile(
     r"|meinem|meiner|der nutzer|die nutzerin)\b",
     re.I,
 )
+# Wörter, die eine Frage rahmen und nichts von ihrer Antwort sagen ("Gibt es irgendwas, das ich wissen sollte?").
+FRAMING = frozenset("irgendwas irgendetwas etwas gibt wissen weißt sollte sollten sache sachen".split())
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Daran erinnere ich mich nicht."
 # Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).

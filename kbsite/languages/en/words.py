@@ -135,6 +135,9 @@ PERSON = re.compile(
     r"\b(?:she|he|her|hers|him|his|they|them|their|theirs|herself|himself|themselves|i|me|my|mine|myself|the user)\b",
     re.I,
 )
+# Words that frame a question and say nothing of its answer ("Is there anything I should know about his health?"):
+# ask does not look for them in what was said.
+FRAMING = frozenset("anything something thing things know tell remind wonder wondering".split())
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "I don't remember anything about that."
 # Words written with a capital inside a sentence that name no one: the pronoun "I" (and "I'm", "I've").

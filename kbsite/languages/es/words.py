@@ -113,6 +113,10 @@ PERSON = re.compile(
     r"|\b\w+(?:ar|er|ir)(?:la|lo|le|las|los|les)\b",
     re.I,
 )
+# Palabras que enmarcan una pregunta sin decir nada de su respuesta ("¿Hay algo de salud que deba saber?").
+FRAMING = frozenset(
+    "algo alguna alguno algún cosa cosas saber sepa deba debo debería deberías hay cómo qué cuál dime decir".split()
+)
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "No recuerdo nada de eso."
 # Words written with a capital inside a sentence that name no one: none.

@@ -72,6 +72,8 @@ AHEAD = re.compile(r"\b(?:dois|doit|devrais|devrait|faut|faudrait|besoin)\b[^.?!
 PERSON = re.compile(
     r"\b(?:elle|il|lui|eux|elles|sa|son|ses|leur|leurs|je|j|moi|me|m|mon|ma|mes|l'utilisateur|l'utilisatrice)\b", re.I
 )
+# Des mots qui posent une question sans rien dire de sa réponse ("Y a-t-il quelque chose que je dois savoir ?").
+FRAMING = frozenset("quelque chose choses savoir sais dois devrais a-t-il y-a-t-il comment quoi".split())
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Je ne m'en souviens pas."
 # Words written with a capital inside a sentence that name no one: none.

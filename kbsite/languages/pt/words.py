@@ -70,6 +70,8 @@ PERSON = re.compile(
     r"|o usuário|a usuária)\b|-(?:la|lo|las|los|lhe)\b",
     re.I,
 )
+# Palavras que enquadram uma pergunta sem dizer nada da resposta ("Alguma coisa de saúde que eu deva saber?").
+FRAMING = frozenset("algo alguma algum coisa coisas saber sabe deva devo deveria sobre há tem diga dizer".split())
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Não me lembro de nada sobre isso."
 # Words written with a capital inside a sentence that name no one: none.

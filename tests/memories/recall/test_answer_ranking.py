@@ -95,6 +95,33 @@ def test_a_question_about_a_person_is_told_from_one_about_the_world(code, person
         assert not Question.read(worldly, user_id="omar_77").person
 
 
+@pytest.mark.parametrize(
+    ("code", "question", "small_talk", "fact"),
+    [
+        ("en", "Is there anything I should know about Omar's knee?", "You know what, anything goes.",
+         "My knee still hurts after the marathon."),
+        ("es", "¿Hay alguna cosa que deba saber de la rodilla de Omar?", "Quiero saber de trenes, ¿alguna idea?",
+         "La rodilla me sigue doliendo desde la maratón."),
+        ("pt", "Alguma coisa que eu deva saber sobre o joelho do Omar?", "Olha, uma coisa: sabe algo de trens?",
+         "O joelho ainda dói desde a maratona."),
+        ("de", "Gibt es irgendwas, das ich über Omars Knie wissen sollte?", "Weißt du irgendwas über Züge?",
+         "Mein Knie tut seit dem Marathon weh."),
+        ("fr", "Y a-t-il quelque chose que je dois savoir sur le genou d'Omar ?", "Tu sais quelque chose des trains ?",
+         "Mon genou me fait encore mal depuis le marathon."),
+    ],
+)  # fmt: skip
+def test_the_words_that_frame_a_question_are_not_what_it_asks_about(code, question, small_talk, fact):
+    """ "Is there anything I should know about…": a statement sharing only "anything" or "know" with the question
+    does not answer it, in each language read offline; the one sharing what it asks about does."""
+    with languages.override(code):
+        hits = [_hit(1, small_talk), _hit(2, fact)]
+        for hit in hits:
+            hit.language = code
+        by_pk = {c.pk: c for c in _ranked(question, hits)}
+        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
+        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+
+
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
     """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
     enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed
