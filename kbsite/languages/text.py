@@ -21,6 +21,26 @@ def stems(words: list[str]) -> frozenset[str]:
     return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
 
 
+# A compound's head, the shortest (German "Kurs", "Arzt"), after a modifier of at least this many letters ("Eis").
+HEAD_LETTERS, MODIFIER_LETTERS = 4, 3
+
+
+def compound_heads(words: list[str], code: str) -> frozenset[str]:
+    """For a language that writes a compound as one word, its head last (its words' ``COMPOUNDS``: German), the
+    stems (as :func:`stems` cuts them) of every head a long word may end in: "volksschullehrerin" holds "lehre" (of
+    "lehrerin"), "erdnussallergie" "aller", "aquarellkurs" "kurs", so that a question wanting teachers, allergies or
+    a course finds them. Else none. No lexicon tells a real head from a chance one: only a stem the question wants
+    makes either count."""
+    if not getattr(languages.get(code).words, "COMPOUNDS", False):
+        return frozenset()
+    return frozenset(
+        word[i : i + 5]
+        for word in words
+        for i in range(MODIFIER_LETTERS, len(word) - HEAD_LETTERS + 1)
+        if word.isalpha()
+    )
+
+
 def content_words(text: str) -> list[str]:
     words = languages.current().words
     found = (m.group(0).lower() for m in WORD.finditer(text))

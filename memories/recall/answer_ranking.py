@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from kbsite import languages
 from kbsite.languages.places import places_named
-from kbsite.languages.text import asks_before
+from kbsite.languages.text import asks_before, compound_heads
 from memories.ingest.changes import names_a_time
 from memories.ingest.statements import statement_read
 from memories.recall.concepts import concept_words, slots_asked
@@ -116,7 +116,10 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
     """``statements`` (rank, hit, pk, text: the block's, in its order) measured and scored against ``asked``, best
     first; ``close``: each one's closeness in meaning to the question; ``profile``: the ids of the profile's hits."""
     texts = [text for _, _, _, text in statements]
-    words_of = [stems(content_words(text)) for text in texts]
+    words_of = [
+        stems(said) | compound_heads(said, hit.language)
+        for (_, hit, _, _), said in zip(statements, map(content_words, texts), strict=True)
+    ]
     common = _common(words_of)
     wanted = asked.wanted - common
     seen_in = Counter(word for words in words_of for word in words)

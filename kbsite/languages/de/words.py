@@ -76,6 +76,9 @@ PERSON = re.compile(
 FRAMING = frozenset("irgendwas irgendetwas etwas gibt wissen weißt sollte sollten sache sachen".split())
 # What offline ask answers when nothing in memory answers the question.
 NOT_REMEMBERED = "Daran erinnere ich mich nicht."
+# German writes a compound as one word, its head last ("Volksschullehrerin", "Erdnussallergie"): a question about
+# teachers or allergies looks for the head inside it (kbsite.languages.text.compound_heads).
+COMPOUNDS = True
 # Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).
 CAPITALISED = frozenset()
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)

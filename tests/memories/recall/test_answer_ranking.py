@@ -122,6 +122,27 @@ def test_the_words_that_frame_a_question_are_not_what_it_asks_about(code, questi
         assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
 
 
+def test_a_german_compound_answers_a_question_about_its_head():
+    """ "Volksschullehrerin" is a teacher and "Erdnussallergie" an allergy: a question about work or allergies, in
+    German or in English, finds them, and the small talk beside them does not answer."""
+    hits = [
+        _hit(1, "Vierzig Jahre war ich Volksschullehrerin in Graz."),
+        _hit(2, "Heute scheint in Graz endlich die Sonne."),
+        _hit(3, "Der Kleine hat eine Erdnussallergie, also bitte keine Nüsse."),
+    ]
+    for hit in hits:
+        hit.language = "de"
+    statements = [(rank, hit, hit.id, hit.text) for rank, hit in enumerate(hits)]
+    with languages.override("de"):
+        work = ranked(Question.read("Was hat Omar beruflich gemacht?"), statements, {}, set())
+        allergies = ranked(Question.read("Hat jemand Allergien?"), statements, {}, set())
+    assert work[0].pk == 1 and work[0].answers and not {c.pk: c for c in work}[2].answers
+    assert allergies[0].pk == 3 and allergies[0].answers
+    with languages.override("en"):
+        english = ranked(Question.read("What did Omar do for a living?", also=["de"]), statements, {}, set())
+    assert english[0].pk == 1 and english[0].answers
+
+
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
     """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
     enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed
