@@ -143,6 +143,29 @@ def test_a_german_compound_answers_a_question_about_its_head():
     assert english[0].pk == 1 and english[0].answers
 
 
+@pytest.mark.parametrize(
+    ("code", "question", "fact"),
+    [
+        ("en", "Anything about his health I should keep in mind?", "The doctor put me on pills for my blood pressure."),
+        ("es", "¿Qué tal anda de salud?", "El médico me ha mandado unas pastillas para la tensión."),
+        ("pt", "Como ele está de saúde?", "O médico me receitou comprimidos para a pressão."),
+        ("de", "Wie steht es um seine Gesundheit?", "Die Ärztin hat mir Tabletten für den Blutdruck verschrieben."),
+        ("fr", "Comment va sa santé ?", "Le médecin m'a prescrit des comprimés pour la tension."),
+    ],
+)  # fmt: skip
+def test_a_question_about_health_finds_the_doctor_and_the_pills_in_each_language(code, question, fact):
+    """The subjects' words cover the same ground in every language: a health question wants the doctor and the pills
+    in Portuguese, German and French as it does in English and Spanish, and the small talk beside them does not
+    answer."""
+    hits = [_hit(1, fact), _hit(2, "The weather turned cold again.")]
+    for hit in hits:
+        hit.language = code
+    with languages.override(code):
+        by_pk = {c.pk: c for c in _ranked(question, hits)}
+    assert by_pk[1].answers and by_pk[1].measures["matched"] >= 1, by_pk[1].measures
+    assert not by_pk[2].answers
+
+
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
     """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
     enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed
