@@ -293,7 +293,7 @@ def _ask(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, caller:
         return Answer(answer=answer, citations=citations, mode=why, memories=hits)
     # What the block's facts replaced (asked how things were before) is listed as no longer true.
     earlier = held_earlier(hits) | {("memory", h.id): None for h in hits if "replaced" in h.signals}
-    listing = "\n".join(_listed(h, earlier, shared=caller.end_user_id is not None and h.end_user is None) for h in hits)
+    listing = "\n".join(_listed(h, earlier, shared=caller.user_id is not None and h.end_user is None) for h in hits)
     user = f"Question: {question}\n\nMemories:\n{llm.untrusted('memories', listing)}"
 
     def parse(data: dict) -> tuple[str, list]:

@@ -542,7 +542,7 @@ def shared(api, session: str, *texts: str) -> None:
 def test_asked_about_a_person_the_end_users_own_statements_answer_before_shared_ones(api, notes):
     """A shared chat's "I'm allergic to walnuts" is someone's, not carol's: asked about her (by a pronoun, or by her
     id), ask answers with what carol said, even where the shared statement shares more words with the question. A
-    question about the world still finds the shared fact."""
+    question about the world still finds the shared fact. Her block marks the shared memories as shared."""
     shared(
         api,
         "pool",
@@ -560,3 +560,11 @@ def test_asked_about_a_person_the_end_users_own_statements_answer_before_shared_
         assert answer.startswith("I am allergic to peanuts."), (question, answer)
         assert "nueces" not in answer and "paella" not in answer, (question, answer)
     assert "6 pm" in ask(api, "When does the office canteen close?", user="carol")["answer"]
+    # The block says which memories are shared, and what that means; without an end user, none is marked.
+    block = context(api, "What should I cook for her?", user="carol")
+    nuts = Memory.objects.get(text__startswith="Soy alérgica")
+    peanuts = Memory.objects.get(text="I am allergic to peanuts.")
+    assert f"[memory {nuts.pk} (shared)]" in block and f"[memory {peanuts.pk}]" in block
+    assert 'A memory marked "(shared)"' in block
+    anyone = api.get("/api/v1/context/", params={"query": "What should I cook?"}).json()["context"]
+    assert f"[memory {nuts.pk}]" in anyone and "(shared)" not in anyone
