@@ -195,6 +195,8 @@ def _places(hit: Hit, pk: int, text: str) -> list[str]:
 def _named(body: str, hit: Hit) -> list[str]:
     """The words of ``body`` that name someone or something (a capital inside a sentence), but whom the statement is
     about."""
+    if getattr(languages.get(hit.language or languages.current_code()).words, "NOUNS_CAPITALISED", False):
+        return []  # every noun has a capital (German): a capital names no one
     about = {e.lower() for e in hit.entities[:1]}
     capitalised = languages.current().words.CAPITALISED
     return [

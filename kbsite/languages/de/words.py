@@ -79,6 +79,8 @@ NOT_REMEMBERED = "Daran erinnere ich mich nicht."
 # German writes a compound as one word, its head last ("Volksschullehrerin", "Erdnussallergie"): a question about
 # teachers or allergies looks for the head inside it (kbsite.languages.text.compound_heads).
 COMPOUNDS = True
+# Every German noun is written with a capital: one inside a sentence does not tell a name.
+NOUNS_CAPITALISED = True
 # Words written with a capital inside a sentence that name no one: none (all its nouns have one, and count as named).
 CAPITALISED = frozenset()
 PREFERENCE = re.compile(r"\b(?:ich (?:mag|liebe|hasse|bevorzuge)|lieblings\w+|mag ich)\b", re.I)

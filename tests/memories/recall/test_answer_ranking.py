@@ -166,6 +166,19 @@ def test_a_question_about_health_finds_the_doctor_and_the_pills_in_each_language
     assert not by_pk[2].answers
 
 
+def test_a_capital_names_no_one_in_german_where_every_noun_has_one():
+    """ "Der Hund schläft im Garten" names no one: in German every noun has a capital, so a statement full of nouns
+    is not weighed as naming someone or something, whatever language the question is in; in English a capital still
+    tells a name."""
+    german = _hit(1, "Der Hund schläft den ganzen Tag im Garten unter dem Baum.")
+    german.language = "de"
+    english = _hit(2, "We took Bruno to Lake Constance.")
+    for code, question in (("de", "Was macht der Hund?"), ("en", "What does the dog do?")):
+        with languages.override(code):
+            by_pk = {c.pk: c for c in _ranked(question, [german, english])}
+        assert by_pk[1].measures["named"] == 0 and by_pk[2].measures["named"] >= 2, code
+
+
 def test_only_a_statement_sharing_something_with_the_question_or_close_to_it_answers():
     """Small talk sharing no word with the question and far from it in meaning does not answer; a statement close
     enough in meaning does, though it shares no word ("How does she make a living?": "I'm a self-employed
