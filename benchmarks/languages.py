@@ -65,6 +65,14 @@ any other set, sealed. Measured unread on the code of stop 64's end (5d1334a), o
 only old / ask / ask stale / small talk: German 0.852 / 5 / 3 / 0.593 / 1 / 22 (asked in English 0.870 / 4 / 2 /
 0.593 / 5 / 22), Portuguese 0.944 / 2 / 2 / 0.556 / 6 / 19 (0.944 / 0 / 0 / 0.519 / 6 / 19).
 
+``--cases sealed7`` asks ``benchmarks/language_cases_sealed7/`` (Spanish, four users of four regions, 51 questions, 23
+about a change; German, four users, 52 questions, 25 about a change; some changes told over two turns, some facts
+changed twice), written during stop 65 by a helper who read neither the code nor any other set, sealed, and measured
+unread on the code of stop 64's end (5d1334a) and of stop 65's (78658eb), block / block stale / block only old / ask
+/ ask stale / small talk: Spanish 0.941 / 2 / 2 / 0.765 / 4 / 12 -> 0.941 / 2 / 2 / 0.784 / 3 / 11 (asked in English
+0.961 / 2 / 1 / 0.745 / 5 / 13 -> 0.961 / 2 / 1 / 0.804 / 4 / 10), German 0.827 / 7 / 5 / 0.558 / 10 / 23 -> 0.827 /
+7 / 5 / 0.596 / 10 / 21 (0.827 / 4 / 3 / 0.519 / 8 / 24 -> 0.827 / 4 / 3 / 0.596 / 9 / 20).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -111,6 +119,7 @@ SEALED3 = Path(__file__).with_name("language_cases_sealed3")
 SEALED4 = Path(__file__).with_name("language_cases_sealed4")
 SEALED5 = Path(__file__).with_name("language_cases_sealed5")
 SEALED6 = Path(__file__).with_name("language_cases_sealed6")
+SEALED7 = Path(__file__).with_name("language_cases_sealed7")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -130,7 +139,7 @@ def run() -> dict:
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
     folders = {
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
-        "sealed6": SEALED6, "probe": PROBE,
+        "sealed6": SEALED6, "sealed7": SEALED7, "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
