@@ -68,8 +68,8 @@ NUMBER = re.compile(r"\d")
 class Question:
     """A question as ask reads it: the words it wants (with those of the subjects it asks about and the names of
     the relatives it names), the attributes it asks for, whether it asks when, how things stand now, or how they
-    were before, and whether it asks about a person (``person``: one named by a pronoun, "the user", the asker, or
-    the end user by their id)."""
+    were before, and whether it asks about a person (``person``: one named by a pronoun, "the user", or the end user
+    by their id; not the asker's own "I", which asks about the world too)."""
 
     wanted: frozenset[str]
     slots: frozenset[str]

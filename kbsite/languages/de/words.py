@@ -65,11 +65,11 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 # "Bevor" die fragende Person etwas tut ("Was sollte ich wissen, bevor ich sie einlade?"): ein Rat.
 AHEAD = re.compile(r"\b(?:sollte|sollten|soll|muss|müsste|beachten)\b[^.?!]*\b(?:bevor|vorher)\b", re.I)
-# Eine Frage nach einer Person: jemand, den ein Pronomen nennt ("Was kann ich für sie kochen?"), "der Nutzer", oder
-# die fragende Person selbst ("Was darf ich essen?").
+# Eine Frage nach einer Person: jemand, den ein Pronomen nennt ("Was kann ich für sie kochen?"), oder "der Nutzer".
+# Nicht "ich" oder "mein": so fragt auch, wer nach der Welt fragt ("Darf ich mein Kind ins Bad mitnehmen?").
 PERSON = re.compile(
-    r"\b(?:sie|er|ihr|ihm|ihn|ihre|ihren|ihrem|ihrer|sein|seine|seinen|seinem|seiner|ich|mir|mich|mein|meine|meinen"
-    r"|meinem|meiner|der nutzer|die nutzerin)\b",
+    r"\b(?:sie|er|ihr|ihm|ihn|ihre|ihren|ihrem|ihrer|sein|seine|seinen|seinem|seiner|der nutzer"
+    r"|die nutzerin)\b",
     re.I,
 )
 # Wörter, die eine Frage rahmen und nichts von ihrer Antwort sagen ("Gibt es irgendwas, das ich wissen sollte?").

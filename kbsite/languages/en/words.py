@@ -129,10 +129,11 @@ BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the 
 AHEAD = re.compile(
     r"\b(?:should|must|need to|needs to|have to|has to|ought to|better)\b[^.?!]*\b(?:before|prior to)\b", re.I
 )
-# A question about a person: someone named by a pronoun ("What should I cook for her?"), "the user", or the asker
-# themselves ("What can I eat?"): an end user's own statements answer it before the shared ones (about anyone).
+# A question about a person: someone named by a pronoun ("What should I cook for her?") or "the user": an end
+# user's own statements answer it before the shared ones (about anyone). Not "I" or "my": an end user asking about
+# the world speaks so too ("Can I bring my kid to the pool?").
 PERSON = re.compile(
-    r"\b(?:she|he|her|hers|him|his|they|them|their|theirs|herself|himself|themselves|i|me|my|mine|myself|the user)\b",
+    r"\b(?:she|he|her|hers|him|his|they|them|their|theirs|herself|himself|themselves|the user)\b",
     re.I,
 )
 # Words that frame a question and say nothing of its answer ("Is there anything I should know about his health?"):

@@ -106,10 +106,11 @@ NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últim
 BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
 # "Antes" de lo que va a hacer quien pregunta ("¿Algo que deba saber antes de invitarla?"): un consejo, no el pasado.
 AHEAD = re.compile(r"\b(?:deb[aeo]\w*|tengo que|tenemos que|hay que|necesito|conviene)\b[^.?!]*\bantes\b", re.I)
-# Una pregunta sobre una persona: alguien nombrado por un pronombre ("¿Qué le puedo cocinar?"), "el usuario", o
-# quien pregunta ("¿Qué puedo comer yo?"); también el pronombre pegado al verbo ("invitarla", "regalarle").
+# Una pregunta sobre una persona: alguien nombrado por un pronombre ("¿Qué le puedo cocinar?") o "el usuario";
+# también el pronombre pegado al verbo ("invitarla", "regalarle"). No "yo" ni "mi": así habla también quien pregunta
+# por el mundo ("¿Puedo llevar a mi hijo a la piscina?").
 PERSON = re.compile(
-    r"\b(?:ella|él|ellos|ellas|su|sus|suyo|suya|le|les|yo|mi|mis|me|conmigo|el usuario|la usuaria)\b"
+    r"\b(?:ella|él|ellos|ellas|su|sus|suyo|suya|le|les|el usuario|la usuaria)\b"
     r"|\b\w+(?:ar|er|ir)(?:la|lo|le|las|los|les)\b",
     re.I,
 )

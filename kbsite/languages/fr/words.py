@@ -67,11 +67,9 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
 # "Avant" ce que la personne qui demande va faire ("Que dois-je savoir avant de l'inviter ?") : un conseil.
 AHEAD = re.compile(r"\b(?:dois|doit|devrais|devrait|faut|faudrait|besoin)\b[^.?!]*\bavant\b", re.I)
-# Une question sur une personne : quelqu'un nommé par un pronom ("Que puis-je lui cuisiner ?"), "l'utilisateur", ou la
-# personne qui demande ("Que puis-je manger ?").
-PERSON = re.compile(
-    r"\b(?:elle|il|lui|eux|elles|sa|son|ses|leur|leurs|je|j|moi|me|m|mon|ma|mes|l'utilisateur|l'utilisatrice)\b", re.I
-)
+# Une question sur une personne : quelqu'un nommé par un pronom ("Que puis-je lui cuisiner ?") ou "l'utilisateur".
+# Pas "je" ni "mon" : qui demande sur le monde parle ainsi aussi ("Puis-je amener mon fils à la piscine ?").
+PERSON = re.compile(r"\b(?:elle|il|lui|eux|elles|sa|son|ses|leur|leurs|l'utilisateur|l'utilisatrice)\b", re.I)
 # Des mots qui posent une question sans rien dire de sa réponse ("Y a-t-il quelque chose que je dois savoir ?").
 FRAMING = frozenset("quelque chose choses savoir sais dois devrais a-t-il y-a-t-il comment quoi".split())
 # What offline ask answers when nothing in memory answers the question.

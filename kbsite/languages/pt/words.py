@@ -63,10 +63,11 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
 # "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.
 AHEAD = re.compile(r"\b(?:dev[aeo]\w*|tenho que|tenho de|temos que|preciso|convém)\b[^.?!]*\bantes\b", re.I)
-# Uma pergunta sobre uma pessoa: alguém nomeado por um pronome ("O que posso cozinhar para ela?"), "o usuário", ou
-# quem pergunta ("O que eu posso comer?"); também o pronome ligado ao verbo ("convidá-la").
+# Uma pergunta sobre uma pessoa: alguém nomeado por um pronome ("O que posso cozinhar para ela?") ou "o usuário";
+# também o pronome ligado ao verbo ("convidá-la"). Não "eu" nem "meu": assim fala também quem pergunta pelo mundo
+# ("Posso levar o meu filho à piscina?").
 PERSON = re.compile(
-    r"\b(?:ela|ele|eles|elas|dela|dele|deles|delas|seu|sua|seus|suas|lhe|eu|meu|minha|meus|minhas|mim|me|comigo"
+    r"\b(?:ela|ele|eles|elas|dela|dele|deles|delas|seu|sua|seus|suas|lhe"
     r"|o usuário|a usuária)\b|-(?:la|lo|las|los|lhe)\b",
     re.I,
 )

@@ -75,24 +75,27 @@ def test_before_something_the_asker_is_about_to_do_does_not_ask_how_things_were(
 @pytest.mark.parametrize(
     ("code", "personal", "worldly"),
     [
-        (
-            "en",
-            ["What can I bring him?", "Where does the user work?", "Where does omar_77 live?"],
-            "When is the gym open?",
-        ),
-        ("es", ["¿Qué le regalo?", "¿Algo que deba saber antes de invitarla?"], "¿A qué hora cierra la piscina?"),
-        ("pt", ["O que posso levar para ela?", "Posso convidá-la no sábado?"], "A que horas fecha a piscina?"),
-        ("fr", ["Que puis-je lui offrir ?", "Où habite sa sœur ?"], "À quelle heure ferme la piscine ?"),
-        ("de", ["Was kann ich ihm mitbringen?", "Wo wohnt seine Schwester?"], "Wann schließt das Schwimmbad?"),
+        ("en", ["What can I bring him?", "Where does the user work?", "Where does omar_77 live?"],
+         ["When is the gym open?", "Can I bring my kid to the gym?"]),
+        ("es", ["¿Qué le regalo?", "¿Algo que deba saber antes de invitarla?"],
+         ["¿A qué hora cierra la piscina?", "¿Puedo llevar a mi hijo a la piscina?"]),
+        ("pt", ["O que posso levar para ela?", "Posso convidá-la no sábado?"],
+         ["A que horas fecha a piscina?", "Posso levar o meu filho à piscina?"]),
+        ("fr", ["Que puis-je lui offrir ?", "Où habite sa sœur ?"],
+         ["À quelle heure ferme la piscine ?", "Puis-je amener mon fils à la piscine ?"]),
+        ("de", ["Was kann ich ihm mitbringen?", "Wo wohnt seine Schwester?"],
+         ["Wann schließt das Schwimmbad?", "Darf ich mein Kind ins Schwimmbad mitnehmen?"]),
     ],
-)
+)  # fmt: skip
 def test_a_question_about_a_person_is_told_from_one_about_the_world(code, personal, worldly):
-    """A pronoun, "the user", or the end user's id makes a question one about a person (the end user's own
-    statements answer it before shared ones); opening hours are not about anyone."""
+    """A pronoun of someone else, "the user", or the end user's id makes a question one about a person (the end
+    user's own statements answer it before shared ones); opening hours are not about anyone, nor is the asker's own
+    "Can I bring my kid?", which asks about the place's rules."""
     with languages.override(code):
         for question in personal:
             assert Question.read(question, user_id="omar_77").person, question
-        assert not Question.read(worldly, user_id="omar_77").person
+        for question in worldly:
+            assert not Question.read(question, user_id="omar_77").person, question
 
 
 @pytest.mark.parametrize(
