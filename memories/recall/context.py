@@ -329,9 +329,8 @@ def _render(profile, memories, insights, documents, for_user: bool = False) -> s
     for title, kept in sections:
         parts.append(title)
         parts += [f"- [{', '.join(e.refs)}] {e.text}" for e in kept]
-    header = HEADER + (
-        SHARED_NOTE if any("(shared)" in ref for _, kept in sections for e in kept for ref in e.refs) else ""
-    )
+    shared = for_user and any(h.type == "memory" and h.end_user is None for h in memories)  # marked by _refs
+    header = HEADER + (SHARED_NOTE if shared else "")
     return llm.untrusted("memory", "\n".join([header, *parts])) if parts else ""
 
 
