@@ -40,7 +40,9 @@ CONCEPTS = (
     ),
     _c(
         "home",
-        r"where (?:does|do|did) (?:\w+ ){0,2}(?:live|stay|reside)|lives?|living|home|city|hometown|based|moved|"
+        # Not "what does she do for a living?": work.
+        r"where (?:does|do|did) (?:\w+ ){0,2}(?:live|stay|reside)|lives?|(?<!for a )living|home|city|hometown|based|"
+        r"moved|"
         # A place "near me" is found from where they live.
         r"relocat\w*|address|near (?:me|her|him|them|us)|nearby|around here|in (?:my|her|his|their) area|local",
         "live lives living moved relocated move home city town apartment flat house based neighbourhood",

@@ -520,6 +520,17 @@ def test_a_question_about_a_relative_or_exercise_asks_no_attribute_of_the_user(l
         assert "residence" in slots_asked("Where does she live?") and "occupation" in slots_asked("What does she do?")
 
 
+def test_what_one_does_for_a_living_asks_their_work_not_their_home():
+    """ "What did she do for a living?" asked where she lives too ("living"), and ask quoted her new flat first."""
+    from kbsite import languages
+    from memories.recall.concepts import slots_asked
+
+    with languages.override("en"):
+        asked = slots_asked("What did she do for a living?")
+        assert "occupation" in asked and "residence" not in asked
+        assert "residence" in slots_asked("Where is she living these days?")
+
+
 def test_asked_what_her_husband_does_ask_quotes_his_job_first(api, notes):
     """ "What does her husband do?" asked the user's own job, and ask quoted "I work as a nurse" first."""
     say(
