@@ -1,0 +1,64 @@
+"""A German user's memory offline, end to end, posted as the README posts (``user_id`` only): a move and a new job
+each open a review item, the block shows the old values as what held until then, and ask answers with the new home.
+Sentences of our own."""
+
+from __future__ import annotations
+
+from memories.models import ReviewItem
+from tests.conftest import run_queued_tasks
+
+
+def _chat(api, session: str, when: str, *texts: str) -> None:
+    turns = [
+        {"external_id": f"{session}-{i}", "role": "user", "content": text, "created_at": when}
+        for i, text in enumerate(texts)
+    ]
+    body = {"session_id": session, "user_id": "greta", "messages": turns}
+    response = api.post("/api/v1/kbs/notes/messages/", json=body)
+    assert response.status_code == 202, response.text
+    run_queued_tasks()
+
+
+def test_a_german_move_and_a_new_job_are_read_as_changes(api, kb):
+    """Before German statements were read, "Im Sommer sind wir nach Kassel umgezogen." changed nothing: Rostock
+    stayed current in the block and ask answered with it."""
+    _chat(
+        api,
+        "s1",
+        "2024-03-01T10:00:00Z",
+        "Hallo, ich heiße Greta und wohne in Rostock.",
+        "Ich arbeite bei der Telekom.",
+    )
+    _chat(api, "s2", "2024-03-02T10:00:00Z", "Es hat den ganzen Tag geregnet, ich habe Serien geschaut.")
+    _chat(
+        api,
+        "s3",
+        "2024-09-01T10:00:00Z",
+        "Im Sommer sind wir nach Kassel umgezogen.",
+        "Seit August arbeite ich bei Wintershall.",
+    )
+    assert {"residence", "employer"} <= set(ReviewItem.objects.values_list("attribute", flat=True))
+    block = api.get("/api/v1/context/", params={"query": "Wo wohnt sie jetzt?", "user_id": "greta"}).json()["context"]
+    assert all("(earlier, until 2024-09-01)" in line for line in block.splitlines() if "Rostock" in line)
+    answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "Wo wohnt Greta jetzt?", "user_id": "greta"}).json()
+    assert "Kassel" in answer["answer"].splitlines()[0]
+
+
+def test_german_memories_stored_before_get_their_reading_from_the_migration(api, kb):
+    """Migration 0026 reads every German memory again: those stored before German had a reader of statements get
+    the attributes they state."""
+    import importlib
+
+    from django.db import connection
+
+    from memories.models import Memory
+
+    _chat(api, "s1", "2024-03-01T10:00:00Z", "Ich wohne seit 2019 in Rostock.")
+    home = Memory.objects.get(text__contains="Rostock")
+    released = {"speaker": "", "slots": {}, "whole": False, "hints": [], "changes": [], "places": ["Rostock"]}
+    Memory.objects.filter(pk=home.pk).update(reading=released)  # as the release before read it
+    migration = importlib.import_module("memories.migrations.0026_german_reread")
+    with connection.schema_editor() as editor:
+        migration.reread(None, editor)
+    home.refresh_from_db()
+    assert home.reading["slots"] == {"residence": "rostock"}
