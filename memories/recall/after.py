@@ -62,7 +62,7 @@ LATER_SQL = """
                count(*) OVER w AS compared
         FROM pairs WINDOW w AS (PARTITION BY shown_id)
     )
-    SELECT shown_id, later_id, said::date FROM judged
+    SELECT shown_id, later_id, said::date, coalesce(same_attribute, false) FROM judged
     WHERE same_attribute OR (similarity >= %s AND (compared < %s OR similarity >= mean + %s * spread))
     ORDER BY shown_id, said DESC, later_id DESC
 """
@@ -135,14 +135,20 @@ def _statements_about(
     return found | later
 
 
-def _latest_day(rows: list[tuple[int, int, object]], elsewhere: frozenset[int]) -> dict[int, list[int]]:
-    """Of each shown statement's later ones about the same thing (``rows``: shown, later, day said; latest first),
-    those of the day the latest was said, not shown ``elsewhere``, latest first: a change is often told over a few
-    turns ("Slowly, I need lunches I can eat in a lab" after "the sixth form college in Sutton is a whole different
-    beast"), and one of them shown already, or with another statement, must not hide the others."""
+def _latest_day(rows: list[tuple[int, int, object, bool]], elsewhere: frozenset[int]) -> dict[int, list[int]]:
+    """Of each shown statement's later ones about the same thing (``rows``: shown, later, day said, whether it states
+    an attribute the shown one states; latest first), those of the day the latest was said, not shown ``elsewhere``,
+    latest first: a change is often told over a few turns ("Slowly, I need lunches I can eat in a lab" after "the
+    sixth form college in Sutton is a whole different beast"), and one of them shown already, or with another
+    statement, must not hide the others. Where some state an attribute the shown one states, those alone: the
+    attribute tells the same thing surely, meaning only nearly ("ich bin barista im café…" is what held before "ich
+    hab die stelle als ux-designerin bekommen", not a later chat about coffee)."""
+    attributed = {shown_id for shown_id, _, _, same in rows if same}
     days: dict[int, list[int]] = {}
     latest: dict[int, object] = {}
-    for shown_id, later_id, day in rows:
+    for shown_id, later_id, day, same in rows:
+        if shown_id in attributed and not same:
+            continue
         if latest.setdefault(shown_id, day) == day and later_id not in elsewhere:
             days.setdefault(shown_id, []).append(later_id)
     return days

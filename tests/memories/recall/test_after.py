@@ -181,3 +181,16 @@ def test_asked_how_things_were_before_ask_quotes_what_was_said_before_of_the_sam
     answer = ask(api, "Where did I work before the startup?")["answer"]
     assert answer.index("(2024-01-02) I work as a tester at Northwind") < answer.index("(2024-06-02)"), answer
     assert "Northwind in Leeds" not in ask(api, "Where do I work at the moment?")["answer"]
+
+
+def test_a_later_statement_of_the_same_attribute_comes_before_later_chat_close_in_meaning(api, notes):
+    """ "I work as a barista at the Kettle", then "I work as a designer at Pixelhaus now" (the same attributes), then,
+    later still, coffee chat close in meaning to the first: the statement of the same attribute is what came after
+    (before, the latest close in meaning was, and the new job was left out)."""
+    say(api, "s1", "I work as a barista at the Kettle.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "I work as a designer at Pixelhaus now.", when="2024-05-02T10:00:00Z")
+    say(api, "s3", "Made a flat white at home, I miss the espresso machine at the Kettle.", when="2024-08-02T10:00:00Z")
+    end_user = Memory.objects.get(text__contains="barista").end_user_id
+    (after,) = later_statements(_shown("barista"), end_user, {}).values()
+    assert "Pixelhaus" in after.text
+
