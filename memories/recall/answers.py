@@ -87,7 +87,7 @@ def _extractive(
     if not scored:
         return languages.current().words.NOT_REMEMBERED, []
     if asked.now:  # asked how things stand now: what was said later of the same thing goes before what it came with
-        scored = sorted(_later_first(scored), key=lambda c: -c.score)
+        scored = sorted(_later_first(scored, asked.slots), key=lambda c: -c.score)
     chosen = [c.hit for c in _chosen(scored, asked_now=asked.now)]
     return _answer(chosen, earlier, end_user_id, asked_before=asked.before)
 
@@ -210,17 +210,22 @@ NEAR_PART_MARGIN = 3.0
 QUOTED = 3
 
 
-def _later_first(scored: list[Candidate]) -> list[Candidate]:
+def _later_first(scored: list[Candidate], slots: frozenset[str]) -> list[Candidate]:
     """Each later statement that came with a shown one (memories.recall.after) scored above it, with what it
-    answers: how things stand now is what was said last of the same thing."""
+    answers: how things stand now is what was said last of the same thing. Not one that states none of the asked
+    attributes (``slots``) the shown one states: the reading says what the shown one is about, and a later statement
+    of another thing ("lea kommt aufs gymnasium" after "ich bin seit april teamlead") is no newer value of it."""
     best_of: dict[int, Candidate] = {}
     for c in scored:
         if c.hit.id not in best_of or c.score > best_of[c.hit.id].score:
             best_of[c.hit.id] = c
     for c in scored:
         shown = best_of.get(c.hit.follows)
-        if shown is not None and shown.score >= c.score:
-            c.score, c.answered = shown.score + 0.1, c.answered | shown.answered
+        if shown is None or shown.score < c.score:
+            continue
+        if (stated := shown.answered & slots) and not c.answered & stated:
+            continue
+        c.score, c.answered = shown.score + 0.1, c.answered | shown.answered
     return scored
 
 

@@ -194,3 +194,25 @@ def test_a_later_statement_of_the_same_attribute_comes_before_later_chat_close_i
     (after,) = later_statements(_shown("barista"), end_user, {}).values()
     assert "Pixelhaus" in after.text
 
+
+def test_asked_how_things_stand_a_later_statement_of_another_thing_does_not_go_before_the_one_that_states_it():
+    """ "Welche Rolle hat er inzwischen im Job?": the statement of his role ("ich bin seit april teamlead") answers.
+    What he said after it, judged the same thing by meaning but stating no role ("lea kommt aufs gymnasium"), does
+    not go before it (it did, and the role, said earlier, was left out of the answer); a later statement that
+    states the role does, and so does one after a statement that states none."""
+    from memories.recall.answer_ranking import Candidate
+    from memories.recall.answers import _later_first
+
+    def candidate(pk: int, score: float, answered: set[str], follows: int | None = None) -> Candidate:
+        hit = Hit(id=pk, type="memory", text=str(pk), kind="fact", follows=follows)
+        return Candidate(hit=hit, pk=pk, text=str(pk), rank=0, answered=frozenset(answered), answers=True, score=score)
+
+    role, school = candidate(1, 9.5, {"occupation", "job"}), candidate(2, 6.3, {"schul"}, follows=1)
+    _later_first([role, school], frozenset({"occupation", "employer"}))
+    assert school.score < role.score
+    promoted = candidate(3, 6.0, {"occupation"}, follows=1)
+    _later_first([role, promoted], frozenset({"occupation", "employer"}))
+    assert promoted.score > role.score
+    chat, news = candidate(4, 8.0, {"arbeit"}), candidate(5, 5.0, set(), follows=4)
+    _later_first([chat, news], frozenset({"occupation", "employer"}))
+    assert news.score > chat.score
