@@ -73,6 +73,14 @@ unread on the code of stop 64's end (5d1334a) and of stop 65's (78658eb), block 
 0.961 / 2 / 1 / 0.745 / 5 / 13 -> 0.961 / 2 / 1 / 0.804 / 4 / 10), German 0.827 / 7 / 5 / 0.558 / 10 / 23 -> 0.827 /
 7 / 5 / 0.596 / 10 / 21 (0.827 / 4 / 3 / 0.519 / 8 / 24 -> 0.827 / 4 / 3 / 0.596 / 9 / 20).
 
+``--cases sealed8`` asks ``benchmarks/language_cases_sealed8/`` (German, four users, 60 questions, 31 about a change;
+French, four users, 58 questions, 30 about a change; each user's own chat over 6,000 characters, changes told plainly
+and indirectly in the language's own word orders, beside chat that only looks like a change), written at the start of
+stop 66 by two helpers who read neither the code nor any other set, sealed. Measured unread on the code of stop 65's
+end (fc9e16f), offline, block / block stale / block only old / ask / ask stale / small talk: German 0.900 / 5 / 3 /
+0.700 / 8 / 18 (asked in English 0.900 / 3 / 3 / 0.683 / 7 / 17), French 0.948 / 4 / 2 / 0.776 / 6 / 13 (0.966 / 1 /
+0 / 0.724 / 8 / 16). Then measured, figures only, while stop 66 chose what to keep (see docs/benchmarks.md).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -120,6 +128,7 @@ SEALED4 = Path(__file__).with_name("language_cases_sealed4")
 SEALED5 = Path(__file__).with_name("language_cases_sealed5")
 SEALED6 = Path(__file__).with_name("language_cases_sealed6")
 SEALED7 = Path(__file__).with_name("language_cases_sealed7")
+SEALED8 = Path(__file__).with_name("language_cases_sealed8")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -139,7 +148,7 @@ def run() -> dict:
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
     folders = {
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
-        "sealed6": SEALED6, "sealed7": SEALED7, "probe": PROBE,
+        "sealed6": SEALED6, "sealed7": SEALED7, "sealed8": SEALED8, "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)
