@@ -124,3 +124,16 @@ def test_a_relative_is_named_in_each_language():
              ("pt", "A minha irmã Rita mora em Braga.", "irmã", "rita")]  # fmt: skip
     for code, text, relation, name in cases:
         assert languages.get(code).relations.names_given(text, relation) == [name]
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "sport"),
+    [("en", "Which sport does he play?", "rugby"), ("en", "Does she keep fit?", "pilates"),
+     ("es", "¿Qué deporte practica?", "baloncesto"), ("de", "Welchen Sport macht er?", "handball"),
+     ("fr", "Elle fait quel sport ?", "aviron"), ("pt", "Que esporte ele pratica?", "vôlei")],
+)  # fmt: skip
+def test_a_question_about_sport_wants_the_sports_people_play_in_each_language(code, question, sport):
+    """ "Which sport does he play?" wanted running, swimming and football only: "The rugby season's over" answered
+    nothing of it. The sports played widely are the subject's words in each language."""
+    with languages.override(code):
+        assert sport in concept_words(question)

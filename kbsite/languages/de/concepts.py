@@ -77,7 +77,9 @@ CONCEPTS = (
         r"sport\w*|fitness\w*|training|trainiert|marathon|bewegung|fit hält|fußball|gym|trainierst|trainieren|rennen|"
         r"wettkampf\w*",
         "marathon laufen joggen training fitnessstudio radfahren schwimmen yoga fußball tennis klettern bouldern "
-        "wandern rennen wettkampf laufe jogge trainiere halbmarathon gym schwimme padel physio",
+        "wandern rennen wettkampf laufe jogge trainiere halbmarathon gym schwimme padel physio handball "
+        "basketball volleyball eishockey hockey tischtennis badminton skifahren ski snowboarden rudern reiten judo "
+        "karate pilates crossfit triathlon leichtathletik turnen",
     ),
     _c(
         "getting around",

@@ -79,7 +79,8 @@ CONCEPTS = (
         r"train(?:s|ing)? for|races?|marathon|sports?|gym|fitness|exercise|work(?:s|ing)? out|keep(?:s|ing)? fit|"
         r"active|kickabout|football",
         "marathon race running run runs training gym cycling swimming swim yoga football tennis padel climbing "
-        "bouldering hiking five-a-side physio",
+        "bouldering hiking five-a-side physio cricket rugby hockey basketball netball volleyball baseball badminton "
+        "skiing snowboarding surfing rowing kayaking judo karate pilates crossfit triathlon jogging athletics",
     ),
     _c(
         "getting around",

@@ -85,7 +85,8 @@ CONCEPTS = (
         r"deportes?|gimnasio|gym|entrena\w*|maratón|carrera|ejercicio|actividad física|en forma|fútbol|pádel|"
         r"deportista|maratones|fitness|ejercicios|futbol",
         "maratón correr corro entreno gimnasio bici ciclismo natación nado yoga fútbol tenis pádel escalada corre "
-        "entrenamiento entrena entrenar gym nadar futbol senderismo fisio pesas",
+        "entrenamiento entrena entrenar gym nadar futbol senderismo fisio pesas baloncesto básquet voleibol "
+        "balonmano rugby hockey béisbol esquí surf remo judo kárate pilates crossfit triatlón atletismo",
     ),
     _c(
         "getting around",

@@ -76,7 +76,9 @@ CONCEPTS = (
         r"sports?|salle de sport|gym|entraîn\w*|marathon|exercice|activité physique|en forme|foot(?:ball)?|fitness|"
         r"muscu|musculation|sporti(?:f|ve)s?|marathons",
         "marathon courir course entraînement salle gym vélo natation nager yoga foot football tennis escalade "
-        "randonnée footing jogging entraîne muscu musculation cyclisme nage padel kiné rando",
+        "randonnée footing jogging entraîne muscu musculation cyclisme nage padel kiné rando rugby basket "
+        "volley handball hockey badminton ski snowboard surf aviron kayak judo karaté pilates crossfit triathlon "
+        "athlétisme",
     ),
     _c(
         "getting around",

@@ -77,7 +77,9 @@ CONCEPTS = (
         r"esportes?|desportos?|academia|ginásio|trein\w*|maratona|exercício|atividade física|em forma|futebol|"
         r"exercícios|fitness|malhar|desportista|esportista",
         "maratona correr corrida treino academia ginásio bicicleta natação nadar ioga futebol ténis tênis escalada "
-        "corro corre treinar treina ciclismo yoga padel caminhada trilhas fisio musculação futsal",
+        "corro corre treinar treina ciclismo yoga padel caminhada trilhas fisio musculação futsal basquete "
+        "basquetebol vôlei voleibol andebol handebol râguebi rúgbi hóquei esqui surf surfe remo judô judo caratê "
+        "karaté pilates crossfit triatlo atletismo",
     ),
     _c(
         "getting around",
