@@ -252,13 +252,14 @@ def test_statements_are_read_whole_or_not_at_all():
         ("en", "I'm 34, I live in Leeds and I work at Acme.", ["I'm 34", "I live in Leeds", "I work at Acme."]),
         ("es", "Vivo en Cádiz y trabajo en el puerto.", ["Vivo en Cádiz", "Trabajo en el puerto."]),
         ("pt", "Me chamo Rita e moro em Braga.", ["Me chamo Rita", "Moro em Braga."]),
+        ("de", "Ich heiße Jana und wohne in Leipzig.", ["Ich heiße Jana", "Wohne in Leipzig."]),
         # A short part is cut too: it states an attribute, so it is kept however few its words.
         ("en", "I am Tom, 71, living in Hull.", ["I am Tom, 71", "Living in Hull."]),
         # One attribute, said with more: whole.
         ("en", "I live in Paris, France.", ["I live in Paris, France."]),
         ("en", "My sister Ana and I live in Leeds.", ["My sister Ana and I live in Leeds."]),
-        # No reader of German statements (yet): nothing tells what each clause states, so whole.
-        ("de", "Ich heiße Jana und wohne in Leipzig.", ["Ich heiße Jana und wohne in Leipzig."]),
+        # No reader of French statements (yet): nothing tells what each clause states, so whole.
+        ("fr", "Je m'appelle Jeanne et j'habite à Lyon.", ["Je m'appelle Jeanne et j'habite à Lyon."]),
     ],
 )
 def test_a_statement_is_cut_where_a_clause_states_an_attribute_of_its_own(language, text, parts):
