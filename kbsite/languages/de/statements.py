@@ -47,7 +47,7 @@ JOB_NOUNS = (
     r"programmierer(?:in)?|entwickler(?:in)?|softwareentwickler(?:in)?|informatiker(?:in)?|designer(?:in)?|"
     r"architekt(?:in)?|anwalt|anwältin|rechtsanwalt|rechtsanwältin|steuerberater(?:in)?|buchhalter(?:in)?|"
     r"journalist(?:in)?|autor(?:in)?|übersetzer(?:in)?|kellner(?:in)?|koch|köchin|bäcker(?:in)?|konditor(?:in)?|"
-    r"verkäufer(?:in)?|kassierer(?:in)?|friseur(?:in)?|friseuse|sekretär(?:in)?|teamleiter(?:in)?|"
+    r"verkäufer(?:in)?|kassierer(?:in)?|friseur(?:in)?|friseuse|sekretär(?:in)?|"
     r"\w*leiter(?:in)?|teamlead|techlead|geschäftsführer(?:in)?|manager(?:in)?|"
     r"techniker(?:in)?|elektriker(?:in)?|mechaniker(?:in)?|mechatroniker(?:in)?|installateur(?:in)?|"
     r"schreiner(?:in)?|tischler(?:in)?|maurer(?:in)?|gärtner(?:in)?|landwirt(?:in)?|fahrer(?:in)?|"
@@ -75,8 +75,8 @@ _RELATIONSHIP_HINTS = ("freund", "freundin", "mann", "frau", "verlobt", "verheir
 _LEAD = (
     r"^(?:(?:also|naja|na ja|ach|und|aber|übrigens|ja|so|tja|jedenfalls|endlich|ok|okay),?\s+)*"
     r"(?:(?:seit|ab|im|am|vor|letzte[nrs]?|diese[nrs]?|vergangene[nrs]?|anfang|ende|mitte)\s+[\wäöüß.]+"
-    r"(?:\s+\d{4})?\s+|(?:jetzt|nun|inzwischen|mittlerweile|seitdem|neuerdings|endlich|mittlerweile|aktuell|"
-    r"momentan|derzeit|heute|schon|also)\s+)?"
+    r"(?:\s+\d{4})?\s+|(?:jetzt|nun|inzwischen|mittlerweile|seitdem|neuerdings|endlich|aktuell|"
+    r"momentan|derzeit|heute|schon)\s+)?"
 )
 # The verb's subject, before it or (the verb second) after it, and the words that may stand between the verb and
 # what it governs: "wohne jetzt seit zwei Jahren in…", "arbeite inzwischen wieder bei…".
@@ -131,8 +131,7 @@ _PATTERNS = [
         "residence",
         r"(?:seit|seitdem|jetzt wo|jetzt, wo|nachdem) (?:ich|wir) (?:jetzt |nun |endlich |wieder )*(?:in|im) "
         + _BEFORE
-        + r" (?:wohne|wohnen|lebe|leben|bin|sind|wohnen|gezogen sind|gezogen bin|umgezogen sind|"
-        r"umgezogen bin)$",
+        + r" (?:wohne|wohnen|lebe|leben|bin|sind|(?:um)?gezogen (?:sind|bin))$",
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),
@@ -192,12 +191,7 @@ _PATTERNS = [
     ),
     _p(
         "occupation",
-        _I + r"(?:bin|wurde)(?: [\wäöüß]+){0,3}? zum (?P<v>[^,.;:!?()\"]+?) befördert\b",
-        hints=_JOB_HINTS + ("befördert",),
-    ),
-    _p(
-        "occupation",
-        _I + r"(?:bin|wurde)(?: [\wäöüß]+){0,3}? zur (?P<v>[^,.;:!?()\"]+?) befördert\b",
+        _I + r"(?:bin|wurde)(?: [\wäöüß]+){0,3}? zu[mr] " + _BEFORE + r" befördert\b",
         hints=_JOB_HINTS + ("befördert",),
     ),
     _p("name", r"(?:ich heiße|ich heiß|heiße|mein name ist) " + _END, hints=("heiße", "name")),

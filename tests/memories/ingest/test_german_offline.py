@@ -5,38 +5,18 @@ Sentences of our own."""
 from __future__ import annotations
 
 from memories.models import ReviewItem
-from tests.conftest import run_queued_tasks
-
-
-def _chat(api, session: str, when: str, *texts: str) -> None:
-    turns = [
-        {"external_id": f"{session}-{i}", "role": "user", "content": text, "created_at": when}
-        for i, text in enumerate(texts)
-    ]
-    body = {"session_id": session, "user_id": "greta", "messages": turns}
-    response = api.post("/api/v1/kbs/notes/messages/", json=body)
-    assert response.status_code == 202, response.text
-    run_queued_tasks()
+from tests.memories.recall.test_truth import say
 
 
 def test_a_german_move_and_a_new_job_are_read_as_changes(api, kb):
     """Before German statements were read, "Im Sommer sind wir nach Kassel umgezogen." changed nothing: Rostock
     stayed current in the block and ask answered with it."""
-    _chat(
-        api,
-        "s1",
-        "2024-03-01T10:00:00Z",
-        "Hallo, ich heiße Greta und wohne in Rostock.",
-        "Ich arbeite bei der Telekom.",
-    )
-    _chat(api, "s2", "2024-03-02T10:00:00Z", "Es hat den ganzen Tag geregnet, ich habe Serien geschaut.")
-    _chat(
-        api,
-        "s3",
-        "2024-09-01T10:00:00Z",
-        "Im Sommer sind wir nach Kassel umgezogen.",
-        "Seit August arbeite ich bei Wintershall.",
-    )
+    say(api, "s1", "Hallo, ich heiße Greta und wohne in Rostock.", "Ich arbeite bei der Telekom.", user="greta",
+        when="2024-03-01T10:00:00Z")  # fmt: skip
+    say(api, "s2", "Es hat den ganzen Tag geregnet, ich habe Serien geschaut.", user="greta",
+        when="2024-03-02T10:00:00Z")  # fmt: skip
+    say(api, "s3", "Im Sommer sind wir nach Kassel umgezogen.", "Seit August arbeite ich bei Wintershall.",
+        user="greta", when="2024-09-01T10:00:00Z")  # fmt: skip
     assert {"residence", "employer"} <= set(ReviewItem.objects.values_list("attribute", flat=True))
     block = api.get("/api/v1/context/", params={"query": "Wo wohnt sie jetzt?", "user_id": "greta"}).json()["context"]
     assert all("(earlier, until 2024-09-01)" in line for line in block.splitlines() if "Rostock" in line)
@@ -53,7 +33,7 @@ def test_german_memories_stored_before_get_their_reading_from_the_migration(api,
 
     from memories.models import Memory
 
-    _chat(api, "s1", "2024-03-01T10:00:00Z", "Ich wohne seit 2019 in Rostock.")
+    say(api, "s1", "Ich wohne seit 2019 in Rostock.", user="greta", when="2024-03-01T10:00:00Z")
     home = Memory.objects.get(text__contains="Rostock")
     released = {"speaker": "", "slots": {}, "whole": False, "hints": [], "changes": [], "places": ["Rostock"]}
     Memory.objects.filter(pk=home.pk).update(reading=released)  # as the release before read it
