@@ -81,6 +81,13 @@ end (fc9e16f), offline, block / block stale / block only old / ask / ask stale /
 0.700 / 8 / 18 (asked in English 0.900 / 3 / 3 / 0.683 / 7 / 17), French 0.948 / 4 / 2 / 0.776 / 6 / 13 (0.966 / 1 /
 0 / 0.724 / 8 / 16). Then measured, figures only, while stop 66 chose what to keep (see docs/benchmarks.md).
 
+``--cases sealed9`` asks ``benchmarks/language_cases_sealed9/`` (Spanish of Spain and Latin America and French, four
+users each, 68 questions each, 32 about a change; each user's own chat over 6,000 characters, changes told mostly
+indirectly beside chat that only looks like one), written at the start of stop 67 by a helper who read neither the
+code nor any other set, sealed. Measured unread on stop 66's code (6689ef9), offline, block / block stale / block only
+old / ask / ask stale / small talk: Spanish 0.926 / 1 / 1 / 0.765 / 1 / 16 (asked in English 0.941 / 2 / 2 / 0.618 /
+4 / 23), French 0.971 / 5 / 1 / 0.706 / 5 / 20 (0.941 / 5 / 1 / 0.603 / 10 / 27).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -129,6 +136,7 @@ SEALED5 = Path(__file__).with_name("language_cases_sealed5")
 SEALED6 = Path(__file__).with_name("language_cases_sealed6")
 SEALED7 = Path(__file__).with_name("language_cases_sealed7")
 SEALED8 = Path(__file__).with_name("language_cases_sealed8")
+SEALED9 = Path(__file__).with_name("language_cases_sealed9")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -148,7 +156,8 @@ def run() -> dict:
     wanted = os.environ.get("BENCH_LANGUAGES", ",".join(LANGUAGES)).split(",")
     folders = {
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
-        "sealed6": SEALED6, "sealed7": SEALED7, "sealed8": SEALED8, "probe": PROBE,
+        "sealed6": SEALED6, "sealed7": SEALED7, "sealed8": SEALED8,
+        "sealed9": SEALED9, "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)

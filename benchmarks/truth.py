@@ -36,7 +36,7 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     python -m benchmarks truth --cases sealed        # the sealed set (truth_cases_sealed.json): figures only
     BENCH_SPEAKERS=off python -m benchmarks truth    # turns posted without the speaker's name (user_id only)
 
-``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4|sealed5|sealed6``
+``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4|sealed5|sealed6|sealed7``
 (or ``--cases PATH``)
 asks other cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json``
 (8 end users, 40 questions), ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12
@@ -69,8 +69,11 @@ errands, trips, other people's news) beside real changes told in varied ways. Me
 end and of stop 60's readers (offline 0.844 / 11 / 0.562 / 28 and 0.875 / 11 / 0.609 / 25, block only old 7, ask
 stale 8). ``truth_cases_sealed6.json`` (8 end users, 66 questions, 24 about a change, 16 about the past) was
 written at stop 63 the same way, sealed, and measured unread on that stop's code (offline 0.955 / 15 / 0.621 / 22,
-block only old 3, ask stale 6; oracle replay 0.985 / 13 / 0.955 / 0). A set read for tuning measures only what was
-tuned on it.
+block only old 3, ask stale 6; oracle replay 0.985 / 13 / 0.955 / 0). ``truth_cases_sealed7.json`` (8 end users, 86
+questions, 33 about a change, 27 changed facts; each user's own chat over 4,500 characters before the padding) was
+written at the start of stop 67 the same way, sealed, and measured unread on stop 66's code (6689ef9): offline 0.907 /
+4 / 0.547 / 36, block only old 1, ask stale 5. The helper's report to the team named the kinds of change it holds
+(homes, jobs, partners, sports), not a question. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations

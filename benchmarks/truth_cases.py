@@ -39,6 +39,7 @@ CASE_FILES = {
     "sealed5": HERE / "truth_cases_sealed5.json",
     "sealed6": HERE / "truth_cases_sealed6.json",
     "probe4": HERE / "truth_cases_probe4.json",
+    "sealed7": HERE / "truth_cases_sealed7.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
