@@ -173,9 +173,24 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
 
 
 def _asked_words(question: str) -> list[str]:
-    """The question's content words but those that only frame it ("anything", "should know"): what it asks about."""
-    framing = languages.current().words.FRAMING
+    """The question's content words but those that only frame it ("anything", "should know") or only say when it
+    asks about ("still", "these days", "encore", "noch", "before"): what it asks about."""
+    framing = languages.current().words.FRAMING | _timing_words(question)
     return [word for word in content_words(question) if word not in framing]
+
+
+def _timing_words(question: str) -> frozenset[str]:
+    """The words of ``question`` that its language's "now" and "before" patterns match ("is he still a trucker?":
+    "still"), but a word such a pattern only spans ("ne mange plus": "mange", what is asked)."""
+    lang = languages.current().words
+    out = set()
+    for pattern in (lang.NOW, lang.BEFORE):
+        for match in pattern.finditer(question):
+            span = match.group(0)
+            for word in content_words(span):
+                if pattern.fullmatch(re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", "qqqq", span, flags=re.I)) is None:
+                    out.add(word)
+    return frozenset(out)
 
 
 def _named_by_id(question: str, user_id: str | None) -> bool:

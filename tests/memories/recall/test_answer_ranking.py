@@ -125,6 +125,32 @@ def test_the_words_that_frame_a_question_are_not_what_it_asks_about(code, questi
         assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
 
 
+@pytest.mark.parametrize(
+    ("code", "question", "small_talk", "fact"),
+    [
+        ("en", "Does Omar still keep bees?", "Still raining here, ugh.", "Our bees made six jars this summer."),
+        ("es", "¿Omar todavía tiene abejas?", "Todavía llueve aquí, qué pesadez.", "Las abejas dieron seis tarros."),
+        ("pt", "O Omar ainda tem abelhas?", "Ainda chove aqui, que chatice.", "As abelhas deram seis frascos."),
+        ("de", "Hält Omar noch Bienen?", "Hier regnet es noch, wie nervig.", "Die Bienen gaben sechs Gläser Honig."),
+        ("fr", "Omar a-t-il encore des abeilles ?", "Il pleut encore ici, quelle plaie.",
+         "Les abeilles ont donné six pots."),
+    ],
+)  # fmt: skip
+def test_the_words_that_only_say_when_a_question_asks_about_are_not_what_it_asks(code, question, small_talk, fact):
+    """ "Does he still keep bees?": "still" says when the question asks about (now), not what; a statement sharing
+    only it does not answer, and the one about the bees does. A word such a pattern only spans stays asked ("ne
+    mange plus": "mange")."""
+    with languages.override(code):
+        hits = [_hit(1, small_talk), _hit(2, fact)]
+        for hit in hits:
+            hit.language = code
+        by_pk = {c.pk: c for c in _ranked(question, hits)}
+        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
+        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+    with languages.override("fr"):
+        assert "mange" in Question.read("Est-ce qu'elle ne mange plus de viande ?").wanted
+
+
 def test_a_german_compound_answers_a_question_about_its_head():
     """ "Volksschullehrerin" is a teacher and "Erdnussallergie" an allergy: a question about work or allergies, in
     German or in English, finds them, and the small talk beside them does not answer."""
