@@ -48,7 +48,7 @@ LATER_SQL = """
         WHERE o.end_user_id = %s AND o.kb_id IN (SELECT kb_id FROM shown)
           AND {live} NOT o.quarantined AND {fresh}
         ORDER BY coalesce(o.valid_from, o.created_at) DESC LIMIT %s
-    ), pairs AS MATERIALIZED (  -- narrow rows: the window sorts these, not the statements' vectors and readings
+    ), pairs AS MATERIALIZED (  -- narrow rows: grouped and filtered, not the statements' vectors and readings
         SELECT s.id AS shown_id, o.id AS later_id, o.said,
                CASE WHEN NOT (s.english AND o.english) AND s.multilingual_embedding IS NOT NULL
                          AND o.multilingual_embedding IS NOT NULL
@@ -57,14 +57,14 @@ LATER_SQL = """
                     ELSE (1 - (o.embedding <=> s.embedding) - %s) / %s END AS similarity,
                (o.reading -> 'slots') ?| s.attributes AS same_attribute
         FROM shown s JOIN theirs o ON o.kb_id = s.kb_id AND o.id <> s.id AND o.said {direction} s.said
-    ), judged AS (
-        SELECT *, avg(similarity) OVER w AS mean, coalesce(stddev_pop(similarity) OVER w, 0) AS spread,
-               count(*) OVER w AS compared
-        FROM pairs WINDOW w AS (PARTITION BY shown_id)
+    ), usual AS (  -- how close the user's later statements usually are to each shown one
+        SELECT shown_id, avg(similarity) AS mean, coalesce(stddev_pop(similarity), 0) AS spread, count(*) AS compared
+        FROM pairs GROUP BY shown_id
     )
-    SELECT shown_id, later_id, said::date, coalesce(same_attribute, false) FROM judged
-    WHERE same_attribute OR (similarity >= %s AND (compared < %s OR similarity >= mean + %s * spread))
-    ORDER BY shown_id, said DESC, later_id DESC
+    SELECT p.shown_id, p.later_id, p.said::date, coalesce(p.same_attribute, false)
+    FROM pairs p JOIN usual u ON u.shown_id = p.shown_id
+    WHERE p.same_attribute OR (p.similarity >= %s AND (u.compared < %s OR p.similarity >= u.mean + %s * u.spread))
+    ORDER BY p.shown_id, p.said DESC, p.later_id DESC
 """
 
 
