@@ -62,6 +62,8 @@ ANSWER_USUAL_FROM = 8
 # A word opening with a capital inside a sentence (a name: "Manchester", "Oliver", "Fabia").
 NAMED = re.compile(r"(?<=[\w,;] )[^\W\d_][\w'-]*", re.UNICODE)
 NUMBER = re.compile(r"\d")
+# A word no pattern names: put in place of one, it tells whether a pattern names that word or only spans it (\w+).
+ANY_WORD = "qqqq"
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,8 @@ def _timing_words(question: str) -> frozenset[str]:
         for match in pattern.finditer(question):
             span = match.group(0)
             for word in content_words(span):
-                if pattern.fullmatch(re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", "qqqq", span, flags=re.I)) is None:
+                other = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", ANY_WORD, span, flags=re.I)
+                if pattern.fullmatch(other) is None:  # the pattern names the word, it does not only span it
                     out.add(word)
     return frozenset(out)
 

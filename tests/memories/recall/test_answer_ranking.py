@@ -29,6 +29,18 @@ def _ranked(question: str, hits: list[Hit], close: dict[int, float] | None = Non
     return ranked(Question.read(question), statements, close or {}, set())
 
 
+def _only_the_fact_answers(code: str, question: str, small_talk: str, fact: str) -> None:
+    """In language ``code``, of ``small_talk`` and ``fact``, only ``fact`` answers ``question``, and it ranks first;
+    the small talk shares no word the question asks for."""
+    with languages.override(code):
+        hits = [_hit(1, small_talk), _hit(2, fact)]
+        for hit in hits:
+            hit.language = code
+        by_pk = {c.pk: c for c in _ranked(question, hits)}
+        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
+        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+
+
 def test_a_statement_naming_something_by_name_or_number_ranks_above_one_sharing_as_many_words():
     """Asked what car he drives, "I drive a Skoda Octavia" (names it) ranks above "I drive to the coast most
     weekends" (the same word in common, nothing named), whom the statement is about not counting as a name."""
@@ -116,13 +128,7 @@ def test_a_question_about_a_person_is_told_from_one_about_the_world(code, person
 def test_the_words_that_frame_a_question_are_not_what_it_asks_about(code, question, small_talk, fact):
     """ "Is there anything I should know about…": a statement sharing only "anything" or "know" with the question
     does not answer it, in each language read offline; the one sharing what it asks about does."""
-    with languages.override(code):
-        hits = [_hit(1, small_talk), _hit(2, fact)]
-        for hit in hits:
-            hit.language = code
-        by_pk = {c.pk: c for c in _ranked(question, hits)}
-        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
-        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+    _only_the_fact_answers(code, question, small_talk, fact)
 
 
 @pytest.mark.parametrize(
@@ -140,13 +146,7 @@ def test_the_words_that_only_say_when_a_question_asks_about_are_not_what_it_asks
     """ "Does he still keep bees?": "still" says when the question asks about (now), not what; a statement sharing
     only it does not answer, and the one about the bees does. A word such a pattern only spans stays asked ("ne
     mange plus": "mange")."""
-    with languages.override(code):
-        hits = [_hit(1, small_talk), _hit(2, fact)]
-        for hit in hits:
-            hit.language = code
-        by_pk = {c.pk: c for c in _ranked(question, hits)}
-        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
-        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+    _only_the_fact_answers(code, question, small_talk, fact)
     with languages.override("fr"):
         assert "mange" in Question.read("Est-ce qu'elle ne mange plus de viande ?").wanted
 
