@@ -70,6 +70,11 @@ def any_sentences(text: str) -> list[str]:
 
 def asks_before(question: str) -> bool:
     """Whether ``question`` asks how things were before a change ("Where did she work before the startup?"), not
-    what to know before something the asker is about to do ("Anything I should know before inviting her?")."""
+    what to know before something the asker is about to do ("Anything I should know before inviting her?"), nor where
+    someone comes from ("Where is she from originally?": a fact of now)."""
     words = languages.current().words
-    return words.BEFORE.search(question) is not None and words.AHEAD.search(question) is None
+    return (
+        words.BEFORE.search(question) is not None
+        and words.AHEAD.search(question) is None
+        and words.ORIGIN.search(question) is None
+    )

@@ -63,6 +63,10 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
+# Woher jemand stammt ("Woher kommt sie ursprünglich?"): was heute gilt, nicht wie es vorher war.
+ORIGIN = re.compile(
+    r"\b(?:woher|stammt|stammen|stammte)\b[^.?!]*\bursprünglich\b|\bursprünglich\b[^.?!]*\b(?:aus|her|stammt)\b", re.I
+)
 # "Bevor" die fragende Person etwas tut ("Was sollte ich wissen, bevor ich sie einlade?"): ein Rat.
 AHEAD = re.compile(r"\b(?:sollte|sollten|soll|muss|müsste|beachten)\b[^.?!]*\b(?:bevor|vorher)\b", re.I)
 # Eine Frage nach einer Person: jemand, den ein Pronomen nennt ("Was kann ich für sie kochen?"), oder "der Nutzer".

@@ -61,6 +61,8 @@ NOW = re.compile(
 )
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
+# De onde alguém é: nenhuma palavra de BEFORE o pergunta.
+ORIGIN = re.compile(r"(?!)")
 # "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.
 AHEAD = re.compile(r"\b(?:dev[aeo]\w*|tenho que|tenho de|temos que|preciso|convém)\b[^.?!]*\bantes\b", re.I)
 # Uma pergunta sobre uma pessoa: alguém nomeado por um pronome ("O que posso cozinhar para ela?") ou "o usuário";

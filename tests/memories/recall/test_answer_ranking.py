@@ -84,6 +84,37 @@ def test_before_something_the_asker_is_about_to_do_does_not_ask_how_things_were(
         assert not Question.read(ahead).before
 
 
+def test_in_a_users_first_minutes_a_statement_answers_by_meaning_alone_only_when_none_answers_by_what_it_says():
+    """Two statements, too few to tell the usual closeness: asked "Is he still a baker?", the rain (closer in
+    meaning, as the multilingual embedder puts a short French line) does not answer beside the statement that names
+    the job; asked how he earns his living, which no statement names, the closest answers by meaning alone."""
+    with languages.override("fr"):
+        hits = [_hit(1, "Omar : Je suis boulanger à Nantes depuis dix ans."), _hit(2, "Omar : Il pleut encore ici.")]
+        for hit in hits:
+            hit.language = "fr"
+        by_pk = {c.pk: c for c in _ranked("Est-il encore boulanger ?", hits, {1: 0.53, 2: 0.60})}
+        assert by_pk[1].answers and not by_pk[2].answers
+        by_pk = {c.pk: c for c in _ranked("Comment gagne-t-il sa vie ?", hits, {1: 0.45, 2: 0.20})}
+        assert by_pk[1].answers and not by_pk[2].answers
+
+
+@pytest.mark.parametrize(
+    ("code", "origin", "past"),
+    [
+        ("en", "Which town is Omar from originally?", "Which team did Omar originally play for?"),
+        ("de", "Woher kommt Omar ursprünglich?", "Was wollte Omar ursprünglich studieren?"),
+        ("fr", "D'où vient Omar à l'origine ?", "Qu'est-ce qu'Omar voulait étudier à l'origine ?"),
+    ],
+)
+def test_where_someone_comes_from_is_not_asked_as_how_things_were_before(code, origin, past):
+    """ "Where is he from originally?" asks a fact that holds now (where he comes from), said at any time: it is not
+    read as asking how things were before a change, which would rank what was said first above it; "What did he
+    originally want to study?" is."""
+    with languages.override(code):
+        assert not Question.read(origin).before
+        assert Question.read(past).before
+
+
 @pytest.mark.parametrize(
     ("code", "personal", "worldly"),
     [
