@@ -40,6 +40,7 @@ CASE_FILES = {
     "sealed6": HERE / "truth_cases_sealed6.json",
     "probe4": HERE / "truth_cases_probe4.json",
     "sealed7": HERE / "truth_cases_sealed7.json",
+    "sealed8": HERE / "truth_cases_sealed8.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
