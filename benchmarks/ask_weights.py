@@ -1,8 +1,9 @@
 """`python -m benchmarks ask_weights [--cached]`: fit the weights of offline ask's ranking
 (memories/recall/answer_ranking.py) on the development sets, and measure each set with weights fitted on the others.
 
-Each development set (the truth sets but the sealed one, padded with everyday chat as the truth benchmark pads them,
-and the language development sets) is posted to a fresh product offline, as the truth benchmark does. Then, for each
+Each development set (the truth sets read while tuning, padded with everyday chat as the truth benchmark pads them,
+and the language sets read while tuning: the development sets, and those sealed sets read once newer ones replaced
+them) is posted to a fresh product offline, as the truth benchmark does. Then, for each
 question, every statement ask weighs is measured by the product's own code (memories.recall.answers.ask_candidates)
 and labelled by whether it names the needed fact. ``--cached`` reuses the measures of an earlier run
 (var/ask_weights/), to fit again without posting again.
@@ -29,9 +30,19 @@ from benchmarks.truth_cases import CASE_FILES, load, padded
 from benchmarks.truth_score import holds
 
 ROOT = Path(__file__).resolve().parent.parent
-DEV = Path(__file__).with_name("language_cases_dev")
-SETS = {name: path for name, path in CASE_FILES.items() if not name.startswith("sealed")} | {
-    f"lang-{code}": DEV / f"{code}.json" for code in ("es", "de", "fr", "pt")
+HERE = Path(__file__).parent
+
+
+def _read(path: Path) -> bool:
+    """Whether the set at ``path`` was read while tuning (not sealed)."""
+    return not json.loads(path.read_text()).get("sealed")
+
+
+SETS = {name: path for name, path in CASE_FILES.items() if _read(path)} | {
+    f"lang-{folder.name.removeprefix('language_cases_')}-{code}": folder / f"{code}.json"
+    for folder in sorted(HERE.glob("language_cases_*"))
+    for code in ("es", "de", "fr", "pt")
+    if (folder / f"{code}.json").exists() and _read(folder / f"{code}.json")
 }
 CACHE = ROOT / "var" / "ask_weights"
 # The fit: L2 weight, steps and rate of gradient descent on standardised measures.
@@ -69,7 +80,7 @@ def _measure(path: Path, env: dict) -> list[dict]:
     """Each question of the set at ``path``: its statements' measures, whether each answers at all, and whether
     each names the fact."""
     cases = load(path)
-    if path.parent != DEV:
+    if path.name.startswith("truth_cases"):  # a language set's own chat is longer than the block
         cases = padded(cases)
     with truth.ingested(cases, env, "offline"):
         from kbsite.caller import Caller
