@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kbsite import budgets, languages
 from kbsite.ai import llm
@@ -17,6 +17,7 @@ from memories.recall.current import held_earlier
 from memories.recall.hits import Hit, joined_text
 from memories.recall.relatives import relatives_named
 from memories.recall.vector import multilingual_similarities, similarities
+from memories.text import content_words, stems
 
 ASK_SYSTEM = """You answer questions about a user and their world from the memories you are given, and nothing else.
 Each memory has an id. Cite the ids of the memories your answer relies on. A memory marked "(shared)" was said in a
@@ -89,7 +90,7 @@ def _extractive(
     if asked.now:  # asked how things stand now: what was said later of the same thing goes before what it came with
         scored = sorted(_later_first(scored, asked.slots), key=lambda c: -c.score)
     chosen = [c.hit for c in _chosen(scored, asked_now=asked.now)]
-    return _answer(chosen, earlier, end_user_id, asked_before=asked.before)
+    return _answer(chosen, earlier, end_user_id, asked_before=asked.before, answers=_answering(asked))
 
 
 def _ranked(
@@ -140,20 +141,45 @@ def _block(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, calle
     return got, list({(h.type, h.id): h for h in _first(got.memories, k) + got.profile + got.insights}.values())
 
 
+def _answering(asked: Question):
+    """Whether a statement answers ``asked`` by what it says (a word or attribute it shares with it, a time or place
+    asked for), as :func:`ranked` tells it of a statement outside the block; the name of the speaker it opens with
+    ("Larissa: o Timão perdeu de novo") is no word it shares (the block's statements all open with it)."""
+
+    def answers(hit: Hit) -> bool:
+        speaker, opens, _ = hit.text.partition(": ")
+        named = stems(content_words(speaker)) if opens and len(speaker.split()) <= SPEAKER_WORDS else set()
+        unnamed = replace(asked, wanted=asked.wanted - named)
+        return ranked(unnamed, [(0, hit, hit.id, hit.text)], {}, set())[0].answers
+
+    return answers
+
+
+# The most words of a speaker's name a statement opens with ("Ana María López: ...").
+SPEAKER_WORDS = 4
+
+
 def _answer(
-    chosen: list[Hit], earlier: dict, end_user_id: int | None, *, asked_before: bool = False
+    chosen: list[Hit],
+    earlier: dict,
+    end_user_id: int | None,
+    *,
+    asked_before: bool = False,
+    answers=lambda hit: True,
 ) -> tuple[str, list[int]]:
     """The chosen statements quoted, a line each, each after what the end user said later of the same thing (one that
-    only asks, "So is it fast?", states no newer value), each dated when they were said on different days; and the
-    ids. Asked
-    how things were before, each comes after what the end user said before it of the same thing too (a retired
-    statement included: what held before the change)."""
+    only asks, "So is it fast?", states no newer value; one that does not ``answers`` the question, after it), each
+    dated when they were said on different days; and the ids. Asked how things were before, each comes after what
+    the end user said before it of the same thing too (a retired statement included: what held before the
+    change)."""
     later = {
         shown: after
         for shown, after in later_statements(chosen, end_user_id, {}).items()
         if isinstance(after, int) or not asking(after.text)
     }
-    quoted = [hit for hit in _with_later(chosen, later) if any(("memory", pk) not in earlier for pk in hit.ids)]
+    quoted = [
+        hit for hit in _with_later(chosen, later, answers) if any(("memory", pk) not in earlier for pk in hit.ids)
+    ]
     if asked_before:  # in the order they were said: what came before reads first
         quoted = sorted(_with_before(quoted, earlier_statements(quoted, end_user_id, {})), key=said)
     dated = len({said(hit).date() for hit in quoted}) > 1  # said on different days: each says when
@@ -165,10 +191,12 @@ def _answer(
     return "\n".join(text for text in texts if text), cited  # a quote a line: its date is plainly its own
 
 
-def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:
+def _with_later(chosen: list[Hit], later: dict[int, Hit | int], answers=lambda hit: True) -> list[Hit]:
     """The statements to quote: each chosen one with the end user's later statement about the same thing
     (``later``: memories.recall.after's, by the chosen hit's id) before it, so that whoever reads the answer reads
-    the newer first and sees the older beside it, whatever words the change was said in."""
+    the newer first and sees the older beside it, whatever words the change was said in. A later statement that
+    does not answer the question by what it says (``answers``: "o Timão perdeu de novo", judged the same thing as a
+    statement about lessons) comes after the chosen one, dated: the answer opens with what answers it."""
     by_id = {hit.id: hit for hit in chosen}
     out: list[Hit] = []
     for hit in chosen:
@@ -181,8 +209,10 @@ def _with_later(chosen: list[Hit], later: dict[int, Hit | int]) -> list[Hit]:
             out.append(hit)
         elif at is not None:
             out.insert(at + 1, hit)
-        else:
+        elif answers(after):
             out += [after, hit]
+        else:
+            out += [hit, after]
     return out
 
 

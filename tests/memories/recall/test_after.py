@@ -172,6 +172,32 @@ def test_ask_reads_the_first_memories_found_each_with_what_came_after_it_not_few
     assert [hit.id for hit in _first(block, 3)] == [1, 11, 2, 12, 3, 13]
 
 
+@pytest.mark.parametrize(
+    ("code", "question", "shown", "update", "aside"),
+    [
+        ("en", "Where does Omar live?", "Omar: I live in Leeds.", "Omar: I live in Hull now.", "Omar: Still raining."),
+        ("pt", "Onde o Omar mora?", "Omar: Moro em Braga.", "Omar: Agora moro no Porto.", "Omar: O meu time perdeu."),
+    ],
+)
+def test_ask_opens_with_what_answers_a_later_statement_that_does_not_answer_comes_after_the_one_it_follows(
+    code, question, shown, update, aside
+):
+    """What the end user said later of the same thing is read first when it answers the question by what it says
+    ("I live in Hull now"); one judged the same thing that answers nothing of it (an aside about the rain or a
+    football result) comes after the statement it follows, dated, so that the answer opens with what answers. The
+    speaker's name each statement opens with is no word it shares with the question."""
+    from kbsite import languages
+    from memories.recall.answer_ranking import Question
+    from memories.recall.answers import _answering, _with_later
+
+    with languages.override(code):
+        answers = _answering(Question.read(question))
+        hits = [Hit(id=n, type="memory", text=text, kind="fact", language=code)
+                for n, text in enumerate((shown, update, aside), start=1)]  # fmt: skip
+        assert [h.id for h in _with_later(hits[:1], {1: hits[1]}, answers)] == [2, 1]
+        assert [h.id for h in _with_later(hits[:1], {1: hits[2]}, answers)] == [1, 3]
+
+
 def test_asked_how_things_were_before_ask_quotes_what_was_said_before_of_the_same_thing(api, notes):
     """ "Where did I work before the startup?": the best statement names the startup; what the user said before of
     the same thing (a retired one too) comes first, dated; asked how things stand, it does not come."""
