@@ -63,14 +63,15 @@ def run() -> dict:
         measured[name] = json.loads(cached.read_text())
     names = list(WEIGHTS)
     print("\n== ask_weights: the best statement that answers names the fact (questions) ==")
-    print(f"  {'set':<10}{'questions':>10}{'product':>10}{'held out':>10}")
+    width = max(map(len, SETS)) + 2
+    print(f"  {'set':<{width}}{'questions':>10}{'product':>10}{'held out':>10}")
     totals = np.zeros(3, int)
     for name in SETS:
         fitted = fit([q for other, qs in measured.items() if other != name for q in qs], names)
         row = np.array([len(measured[name]), best_names(measured[name], WEIGHTS), best_names(measured[name], fitted)])
         totals += row
-        print(f"  {name:<10}" + "".join(f"{n:>10}" for n in row))
-    print(f"  {'all':<10}" + "".join(f"{n:>10}" for n in totals))
+        print(f"  {name:<{width}}" + "".join(f"{n:>10}" for n in row))
+    print(f"  {'all':<{width}}" + "".join(f"{n:>10}" for n in totals))
     weights = fit([q for qs in measured.values() for q in qs], names)
     print("\nfitted on all sets (answer_ranking.WEIGHTS):\n" + json.dumps(weights, indent=4))
     return {"product": int(totals[1]), "held_out": int(totals[2]), "questions": int(totals[0])}

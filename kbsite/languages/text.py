@@ -71,10 +71,13 @@ def any_sentences(text: str) -> list[str]:
 def asks_before(question: str) -> bool:
     """Whether ``question`` asks how things were before a change ("Where did she work before the startup?"), not
     what to know before something the asker is about to do ("Anything I should know before inviting her?"), nor where
-    someone comes from ("Where is she from originally?": a fact of now)."""
+    someone comes from ("Where is she from originally?": a fact of now; a "before" word of the question outside
+    such a phrase still asks)."""
     words = languages.current().words
-    return (
-        words.BEFORE.search(question) is not None
-        and words.AHEAD.search(question) is None
-        and words.ORIGIN.search(question) is None
+    if words.AHEAD.search(question) is not None:
+        return False
+    origins = [match.span() for match in words.ORIGIN.finditer(question)]
+    return any(
+        not any(start <= match.start() and match.end() <= end for start, end in origins)
+        for match in words.BEFORE.finditer(question)
     )

@@ -58,10 +58,11 @@ WEIGHTS = {
 ANSWER_MEANING_FLOOR = 0.25
 # ... and this much closer than the median statement of the block, where it holds enough to tell.
 ANSWER_MEANING_MARGIN = 0.1
+# Below this many statements in the block, closeness alone cannot be told from the usual: in a user's first minutes,
+# a statement answers by meaning alone only when none shares a word or an attribute with the question. (In French,
+# multilingual-e5-small puts "Il pleut encore ici" closer to "Est-il encore boulanger ?" than "Je suis boulanger à
+# Nantes": 0.60 against 0.53, scaled.)
 ANSWER_USUAL_FROM = 8
-# Below that, closeness alone cannot be told from the usual: in a user's first minutes, a statement answers by meaning
-# alone only when none answers by what it says. (In French, multilingual-e5-small puts "Il pleut encore ici" closer to
-# "Est-il encore boulanger ?" than "Je suis boulanger à Nantes": 0.60 against 0.53, scaled.)
 # A word opening with a capital inside a sentence (a name: "Manchester", "Oliver", "Fabia").
 NAMED = re.compile(r"(?<=[\w,;] )[^\W\d_][\w'-]*", re.UNICODE)
 NUMBER = re.compile(r"\d")
@@ -112,7 +113,9 @@ class Candidate:
     text: str
     rank: int
     answered: frozenset[str] = frozenset()
-    answers: bool = False  # it answers at all: shares a word or an attribute, names a time asked, or is close enough
+    # It answers at all: shares a word or an attribute, names a time or place asked, or is close enough in meaning
+    # (in a block of few statements, only when none shares a word or an attribute).
+    answers: bool = False
     measures: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
 
@@ -174,8 +177,8 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
                 score=sum(WEIGHTS[name] * value for name, value in measures.items()),
             )
         )
-    few = len(close) < ANSWER_USUAL_FROM
-    if not (few and any(c.answers for c in out)):  # by meaning alone, as close as the floor
+    few = len(statements) < ANSWER_USUAL_FROM
+    if not (few and any(c.answered for c in out)):  # by meaning alone, as close as the floor
         for c in out:
             c.answers = c.answers or close.get(c.pk, 0.0) >= floor
     return sorted(out, key=lambda c: -c.score)

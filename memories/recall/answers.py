@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kbsite import budgets, languages
@@ -30,6 +31,8 @@ Return STRICT JSON: {"answer": "...", "citations": [<memory id>, ...]}"""
 # development sets (read while tuning: in-sample), each measured with weights fitted on the others, ask named the
 # fact for 464 of 624 questions reading 8, 475 reading 16, 474 reading 24 (stop 52).
 ASK_K = 16
+# The most words of a speaker's name a statement opens with ("Ana María López: ...").
+SPEAKER_WORDS = 4
 
 
 @dataclass
@@ -141,22 +144,20 @@ def _block(*, kb: KnowledgeBase, question: str, k: int, budget_chars: int, calle
     return got, list({(h.type, h.id): h for h in _first(got.memories, k) + got.profile + got.insights}.values())
 
 
-def _answering(asked: Question):
+def _answering(asked: Question) -> Callable[[Hit], bool]:
     """Whether a statement answers ``asked`` by what it says (a word or attribute it shares with it, a time or place
     asked for), as :func:`ranked` tells it of a statement outside the block; the name of the speaker it opens with
-    ("Larissa: o Timão perdeu de novo") is no word it shares (the block's statements all open with it)."""
+    ("Larissa: o Timão perdeu de novo", as ingest writes a turn's speaker) is no word it shares (every statement of
+    the speaker opens with it). An opening that is no name ("New address: 12 Park Lane") is read as said."""
 
     def answers(hit: Hit) -> bool:
         speaker, opens, _ = hit.text.partition(": ")
-        named = stems(content_words(speaker)) if opens and len(speaker.split()) <= SPEAKER_WORDS else set()
-        unnamed = replace(asked, wanted=asked.wanted - named)
+        words = speaker.split()
+        name = opens and 0 < len(words) <= SPEAKER_WORDS and all(word[:1].isupper() for word in words)
+        unnamed = replace(asked, wanted=asked.wanted - stems(content_words(speaker))) if name else asked
         return ranked(unnamed, [(0, hit, hit.id, hit.text)], {}, set())[0].answers
 
     return answers
-
-
-# The most words of a speaker's name a statement opens with ("Ana María López: ...").
-SPEAKER_WORDS = 4
 
 
 def _answer(
@@ -165,7 +166,7 @@ def _answer(
     end_user_id: int | None,
     *,
     asked_before: bool = False,
-    answers=lambda hit: True,
+    answers: Callable[[Hit], bool] = lambda hit: True,
 ) -> tuple[str, list[int]]:
     """The chosen statements quoted, a line each, each after what the end user said later of the same thing (one that
     only asks, "So is it fast?", states no newer value; one that does not ``answers`` the question, after it), each
@@ -191,12 +192,15 @@ def _answer(
     return "\n".join(text for text in texts if text), cited  # a quote a line: its date is plainly its own
 
 
-def _with_later(chosen: list[Hit], later: dict[int, Hit | int], answers=lambda hit: True) -> list[Hit]:
+def _with_later(
+    chosen: list[Hit], later: dict[int, Hit | int], answers: Callable[[Hit], bool] = lambda hit: True
+) -> list[Hit]:
     """The statements to quote: each chosen one with the end user's later statement about the same thing
     (``later``: memories.recall.after's, by the chosen hit's id) before it, so that whoever reads the answer reads
     the newer first and sees the older beside it, whatever words the change was said in. A later statement that
     does not answer the question by what it says (``answers``: "o Timão perdeu de novo", judged the same thing as a
-    statement about lessons) comes after the chosen one, dated: the answer opens with what answers it."""
+    statement about lessons) comes after the chosen one (dated when said on another day): the answer opens with what
+    answers it."""
     by_id = {hit.id: hit for hit in chosen}
     out: list[Hit] = []
     for hit in chosen:

@@ -65,7 +65,9 @@ NOW = re.compile(
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 # Woher jemand stammt ("Woher kommt sie ursprünglich?"): was heute gilt, nicht wie es vorher war.
 ORIGIN = re.compile(
-    r"\b(?:woher|stammt|stammen|stammte)\b[^.?!]*\bursprünglich\b|\bursprünglich\b[^.?!]*\b(?:aus|her|stammt)\b", re.I
+    r"\b(?:woher|kommt|kommen|stammt|stammen|stammte)\b[^.?!]*\bursprünglich\b"
+    r"|\bursprünglich\b[^.?!]*\b(?:kommt|kommen|stammt|stammen|stammte)\b",
+    re.I,
 )
 # "Bevor" die fragende Person etwas tut ("Was sollte ich wissen, bevor ich sie einlade?"): ein Rat.
 AHEAD = re.compile(r"\b(?:sollte|sollten|soll|muss|müsste|beachten)\b[^.?!]*\b(?:bevor|vorher)\b", re.I)

@@ -126,7 +126,7 @@ NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|n
 # Asked about how things were before a change ("Where did she work before the startup?").
 BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
 # Where someone comes from ("Where is she from originally?"): a fact that holds now, not how things were before.
-ORIGIN = re.compile(r"\boriginally\b[^.?!]*\bfrom\b|\bfrom\b[^.?!]*\boriginally\b", re.I)
+ORIGIN = re.compile(r"\boriginally from\b|\bfrom,? originally\b", re.I)
 # "Before" of what the asker is about to do ("Anything I should know before inviting her?"): advice, not the past.
 AHEAD = re.compile(
     r"\b(?:should|must|need to|needs to|have to|has to|ought to|better)\b[^.?!]*\b(?:before|prior to)\b", re.I

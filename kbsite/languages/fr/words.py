@@ -64,9 +64,14 @@ NOW = re.compile(
     re.I,
 )
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
-BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l'origine)\b", re.I)
+BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l[’']origine)\b", re.I)
 # D'où vient quelqu'un ("D'où vient-elle à l'origine ?") : ce qui vaut aujourd'hui, pas comment c'était avant.
-ORIGIN = re.compile(r"\bd'où\b[^.?!]*\bà l'origine\b|\bà l'origine\b[^.?!]*\b(?:vient|venait|originaire)\b", re.I)
+ORIGIN = re.compile(
+    r"\b(?:d[’']où|vient|viennent|venait|originaire)\b[^.?!]*\bà l[’']origine\b"
+    r"|\bde quel(?:le)?s? (?:ville|pays|région|coin)\b[^.?!]*\bà l[’']origine\b"
+    r"|\bà l[’']origine\b[^.?!]*\b(?:vient|venait|originaire)\b",
+    re.I,
+)
 # "Avant" ce que la personne qui demande va faire ("Que dois-je savoir avant de l'inviter ?") : un conseil.
 AHEAD = re.compile(r"\b(?:dois|doit|devrais|devrait|faut|faudrait|besoin)\b[^.?!]*\bavant\b", re.I)
 # Une question sur une personne : quelqu'un nommé par un pronom ("Que puis-je lui cuisiner ?") ou "l'utilisateur".

@@ -198,6 +198,31 @@ def test_ask_opens_with_what_answers_a_later_statement_that_does_not_answer_come
         assert [h.id for h in _with_later(hits[:1], {1: hits[2]}, answers)] == [1, 3]
 
 
+@pytest.mark.django_db
+def test_offline_ask_quotes_a_later_aside_after_the_statement_it_follows_and_a_later_answer_before_it(monkeypatch):
+    """Through offline ask's answer: with what came after judged the same thing (memories.recall.after, given here),
+    an aside that answers nothing of the question is read after the statement it follows; an update that answers it
+    is read first. Each is dated, said on another day."""
+    from datetime import UTC, datetime
+
+    from memories.recall import answers
+
+    def hit(pk: int, text: str, month: int) -> Hit:
+        return Hit(id=pk, type="memory", text=text, kind="fact", language="en", end_user=1,
+                   created_at=datetime(2024, month, 1, tzinfo=UTC))  # fmt: skip
+
+    shown = hit(1, "Omar: I live in Leeds.", 1)
+    for later, first in (
+        (hit(2, "Omar: Still raining, typical.", 6), "Leeds"),
+        (hit(3, "Omar: I live in Hull now.", 6), "Hull"),
+    ):
+        monkeypatch.setattr(answers, "later_statements", lambda chosen, *args, later=later: {1: later})
+        text, cited = answers._extractive("Where does Omar live?", [shown], end_user_id=1)
+        lines = text.splitlines()
+        assert len(lines) == 2 and first in lines[0] and all(line.startswith("(2024-0") for line in lines)
+        assert set(cited) == {1, later.id}
+
+
 def test_asked_how_things_were_before_ask_quotes_what_was_said_before_of_the_same_thing(api, notes):
     """ "Where did I work before the startup?": the best statement names the startup; what the user said before of
     the same thing (a retired one too) comes first, dated; asked how things stand, it does not come."""

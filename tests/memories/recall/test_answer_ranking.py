@@ -99,20 +99,26 @@ def test_in_a_users_first_minutes_a_statement_answers_by_meaning_alone_only_when
 
 
 @pytest.mark.parametrize(
-    ("code", "origin", "past"),
+    ("code", "origins", "pasts"),
     [
-        ("en", "Which town is Omar from originally?", "Which team did Omar originally play for?"),
-        ("de", "Woher kommt Omar ursprünglich?", "Was wollte Omar ursprünglich studieren?"),
-        ("fr", "D'où vient Omar à l'origine ?", "Qu'est-ce qu'Omar voulait étudier à l'origine ?"),
+        ("en", ["Which town is Omar from originally?", "Where is Omar originally from?"],
+         ["Which team did Omar originally play for?", "Who did Omar originally rent the flat from?",
+          "Where is Omar from originally, and where did he work before the bakery?"]),
+        ("de", ["Woher kommt Omar ursprünglich?", "Aus welcher Stadt kommt Omar ursprünglich?"],
+         ["Was wollte Omar ursprünglich studieren?", "Wie sah seine Wohnung ursprünglich aus?",
+          "Welchen Beruf übte Omar ursprünglich aus?"]),
+        ("fr", ["D'où vient Omar à l'origine ?", "De quelle ville vient Omar à l’origine ?",
+                "De quel pays est Omar à l'origine ?"],
+         ["Qu'est-ce qu'Omar voulait étudier à l'origine ?", "Qu'est-ce qu'Omar voulait étudier à l’origine ?"]),
     ],
-)
-def test_where_someone_comes_from_is_not_asked_as_how_things_were_before(code, origin, past):
+)  # fmt: skip
+def test_where_someone_comes_from_is_not_asked_as_how_things_were_before(code, origins, pasts):
     """ "Where is he from originally?" asks a fact that holds now (where he comes from), said at any time: it is not
     read as asking how things were before a change, which would rank what was said first above it; "What did he
-    originally want to study?" is."""
+    originally want to study?", "How did his flat originally look?" are, and so is a question that asks both."""
     with languages.override(code):
-        assert not Question.read(origin).before
-        assert Question.read(past).before
+        assert not any(Question.read(origin).before for origin in origins)
+        assert all(Question.read(past).before for past in pasts)
 
 
 @pytest.mark.parametrize(
