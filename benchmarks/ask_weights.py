@@ -26,23 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import harness, truth
-from benchmarks.truth_cases import CASE_FILES, load, padded
+from benchmarks.truth_cases import CASE_FILES, load, padded, sealed
 from benchmarks.truth_score import holds
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).parent
-
-
-def _read(path: Path) -> bool:
-    """Whether the set at ``path`` was read while tuning (not sealed)."""
-    return not json.loads(path.read_text()).get("sealed")
-
-
-SETS = {name: path for name, path in CASE_FILES.items() if _read(path)} | {
+# Every set read while tuning (not sealed).
+SETS = {name: path for name, path in CASE_FILES.items() if not sealed(load(path))} | {
     f"lang-{folder.name.removeprefix('language_cases_')}-{code}": folder / f"{code}.json"
     for folder in sorted(HERE.glob("language_cases_*"))
     for code in ("es", "de", "fr", "pt")
-    if (folder / f"{code}.json").exists() and _read(folder / f"{code}.json")
+    if (folder / f"{code}.json").exists() and not sealed(load(folder / f"{code}.json"))
 }
 CACHE = ROOT / "var" / "ask_weights"
 # The fit: L2 weight, steps and rate of gradient descent on standardised measures.
