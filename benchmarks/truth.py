@@ -37,7 +37,7 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_SPEAKERS=off python -m benchmarks truth    # turns posted without the speaker's name (user_id only)
 
 ``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4|sealed5|sealed6|``
-``sealed7|sealed8`` (or ``--cases PATH``)
+``sealed7|sealed8|sealed9`` (or ``--cases PATH``)
 asks other cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json``
 (8 end users, 40 questions), ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12
 end users, 83 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
@@ -76,8 +76,11 @@ written at the start of stop 67 the same way, sealed, and measured unread on sto
 (homes, jobs, partners, sports), not a question. It was read at stop 68 to find why ask misses (in-sample since).
 ``truth_cases_sealed8.json`` (8 end users, 88 questions, 33 about a change, 26 changed facts; each user's own chat
 over 6,000 characters) was written at the start of stop 68 the same way, sealed, and measured unread on stop 67's
-code (552ec93): offline 0.943 / 3 / 0.727 / 23, block only old 2, ask stale 3. A set read for tuning measures only
-what was tuned on it.
+code (552ec93): offline 0.943 / 3 / 0.727 / 23, block only old 2, ask stale 3; read at stop 69 to find why the block
+shows replaced values (in-sample since). ``truth_cases_sealed9.json`` (8 end users, 90 questions, 36 about a change,
+34 changed facts; each user's own chat over 6,000 characters) was written at the start of stop 69 the same way,
+sealed, and measured unread on stop 68's code (b13d2ca): offline 0.989 / 1 / 0.711 / 25, block only old 1, ask stale
+2; oracle replay 0.956 / 0 / 0.944 / 1. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations

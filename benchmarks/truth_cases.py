@@ -41,6 +41,7 @@ CASE_FILES = {
     "probe4": HERE / "truth_cases_probe4.json",
     "sealed7": HERE / "truth_cases_sealed7.json",
     "sealed8": HERE / "truth_cases_sealed8.json",
+    "sealed9": HERE / "truth_cases_sealed9.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
