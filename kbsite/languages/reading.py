@@ -197,8 +197,15 @@ def reading_of(text: str, own: bool | None = None) -> dict:
         "whole": said.whole,
         "hints": sorted(said.hints),
         "changes": [[change.how, sorted(change.thing)] for change in lang.changes.changes(text)],
-        "places": places_named(text),
+        "places": places_said(text, said.speaker),
     }
+
+
+def places_said(text: str, speaker: str) -> list[str]:
+    """The places ``text`` names (kbsite.languages.places) but the name of whom it is said by: "Ella Preston: …" and
+    "Ella Preston moved to Leeds" do not name Preston the town, nor "Sofia: …" the city."""
+    name = set(speaker.split())
+    return [place for place in places_named(text) if not set(place.lower().split()) <= name]
 
 
 def statement_of(reading: dict) -> Statement:

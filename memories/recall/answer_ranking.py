@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from kbsite import languages
-from kbsite.languages.places import places_named
+from kbsite.languages.reading import places_said
 from kbsite.languages.text import asks_before, compound_heads
 from memories.ingest.changes import names_a_time
 from memories.ingest.statements import statement_read
@@ -139,9 +139,10 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
     out = []
     for (rank, hit, pk, text), words in zip(statements, words_of, strict=True):
         matched = wanted & words
-        stated = asked.slots & set(statement_read(text, hit.language, hit.reading if pk == hit.id else None).slots)
+        read = statement_read(text, hit.language, hit.reading if pk == hit.id else None)
+        stated = asked.slots & set(read.slots)
         timed = asked.when and (names_a_time(text) or lang.RELATIVE_TIME.search(text) is not None)
-        placed = asked.where and bool(_places(hit, pk, text))
+        placed = asked.where and bool(_places(hit, pk, text, read.speaker))
         said_at = lateness.get(said(hit), 0.0)
         body = text.split(ANSWERING, maxsplit=1)[0]  # not the bot's question a short answer keeps
         measures = {
@@ -211,13 +212,13 @@ def _named_by_id(question: str, user_id: str | None) -> bool:
     return bool(user_id) and re.search(rf"(?<!\w){re.escape(user_id)}(?!\w)", question, re.I) is not None
 
 
-def _places(hit: Hit, pk: int, text: str) -> list[str]:
-    """The places the statement names: its stored reading's (read once, at ingest), or read now for a statement of a
-    turn joined to the hit (its reading is its own memory's, not loaded) or a reading stored before readings held
-    places."""
+def _places(hit: Hit, pk: int, text: str, speaker: str) -> list[str]:
+    """The places the statement names, but its ``speaker``'s name: its stored reading's (read once, at ingest), or
+    read now for a statement of a turn joined to the hit (its reading is its own memory's, not loaded) or a reading
+    stored before readings held places."""
     if pk == hit.id and "places" in hit.reading:
         return hit.reading["places"]
-    return places_named(text)
+    return places_said(text, speaker)
 
 
 def _named(body: str, hit: Hit) -> list[str]:
