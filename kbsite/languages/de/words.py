@@ -62,7 +62,10 @@ NOW = re.compile(
     re.I,
 )
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
-BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
+BEFORE = re.compile(
+    r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich|vorherige[nmrs]?|frühere[nmrs]?|ehemalige[nmrs]?)\b",
+    re.I,
+)
 # Woher jemand stammt ("Woher kommt sie ursprünglich?"): was heute gilt, nicht wie es vorher war.
 ORIGIN = re.compile(
     r"\b(?:woher|kommt|kommen|stammt|stammen|stammte)\b[^.?!]*\bursprünglich\b"

@@ -124,7 +124,9 @@ RELATIVE_TIME = re.compile(
 # A question asking how things stand now.
 NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
 # Asked about how things were before a change ("Where did she work before the startup?").
-BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
+BEFORE = re.compile(
+    r"\b(?:before|previously|previous|former|used to|formerly|originally|in the past|back then|prior to)\b", re.I
+)
 # Where someone comes from ("Where is she from originally?"): a fact that holds now, not how things were before.
 ORIGIN = re.compile(r"\boriginally from\b|\bfrom,? originally\b", re.I)
 # "Before" of what the asker is about to do ("Anything I should know before inviting her?"): advice, not the past.

@@ -64,7 +64,7 @@ NOW = re.compile(
     re.I,
 )
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
-BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l[’']origine)\b", re.I)
+BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|précédente?s?|autrefois|jadis|à l[’']origine)\b", re.I)
 # D'où vient quelqu'un ("D'où vient-elle à l'origine ?") : ce qui vaut aujourd'hui, pas comment c'était avant.
 ORIGIN = re.compile(
     r"\b(?:d[’']où|vient|viennent|venait|originaire)\b[^.?!]*\bà l[’']origine\b"

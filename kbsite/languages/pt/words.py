@@ -60,7 +60,7 @@ NOW = re.compile(
     r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
 )
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
-BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
+BEFORE = re.compile(r"\b(?:antes|anteriormente|anterior|anteriores|antigamente|costumava|no passado)\b", re.I)
 # De onde alguém é: nenhuma palavra de BEFORE o pergunta.
 ORIGIN = re.compile(r"(?!)")
 # "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.

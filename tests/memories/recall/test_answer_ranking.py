@@ -99,6 +99,25 @@ def test_in_a_users_first_minutes_a_statement_answers_by_meaning_alone_only_when
 
 
 @pytest.mark.parametrize(
+    ("code", "question"),
+    [
+        ("en", "What was the name of Omar's previous landlord?"),
+        ("en", "Which club did Omar's former coach run?"),
+        ("es", "¿Cómo se llamaba el casero anterior de Omar?"),
+        ("de", "Wie hieß Omars vorheriger Vermieter?"),
+        ("de", "Bei welcher Firma war Omars früherer Chef?"),
+        ("fr", "Comment s'appelait le propriétaire précédent d'Omar ?"),
+        ("pt", "Como se chamava o senhorio anterior do Omar?"),
+    ],
+)
+def test_the_previous_one_asks_how_things_were_before(code, question):
+    """ "His previous landlord", "sein früherer Chef", "el casero anterior": the language's word for the one before
+    asks how things were before a change, as "before" and "previously" do."""
+    with languages.override(code):
+        assert Question.read(question).before
+
+
+@pytest.mark.parametrize(
     ("code", "origins", "pasts"),
     [
         ("en", ["Which town is Omar from originally?", "Where is Omar originally from?"],
