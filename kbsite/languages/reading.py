@@ -202,10 +202,16 @@ def reading_of(text: str, own: bool | None = None) -> dict:
 
 
 def places_said(text: str, speaker: str) -> list[str]:
-    """The places ``text`` names (kbsite.languages.places) but the name of whom it is said by: "Ella Preston: …" and
-    "Ella Preston moved to Leeds" do not name Preston the town, nor "Sofia: …" the city."""
-    name = set(speaker.split())
-    return [place for place in places_named(text) if not set(place.lower().split()) <= name]
+    """The places ``text`` names (kbsite.languages.places), but in the name of whom it is said by where it opens with
+    it: "Ella Preston: …" and "Ella Preston moved to Leeds" do not name Preston the town, nor "Sofia: …" the city;
+    "Ella Preston: I grew up in Preston" does."""
+    if speaker:
+        label, colon, said = text.partition(": ")
+        if colon and label.strip().lower() == speaker:
+            text = said
+        elif text[: len(speaker)].lower() == speaker and text[len(speaker) : len(speaker) + 1].isspace():
+            text = text[len(speaker) :]
+    return places_named(text)
 
 
 def statement_of(reading: dict) -> Statement:

@@ -80,4 +80,16 @@ def asks_before(question: str) -> bool:
     return any(
         not any(start <= match.start() and match.end() <= end for start, end in origins)
         for match in words.BEFORE.finditer(question)
+    ) or (words.NOW.search(question) is None and _asks_former(question))
+
+
+def _asks_former(question: str) -> bool:
+    """Whether ``question`` names the one before ("his previous landlord", "sein früherer Chef": the language's
+    ``FORMER``), not beside a word of the chat itself ("my previous question": its ``CONVERSATION``)."""
+    words = languages.current().words
+    said = re.findall(r"\w+", question.lower())
+    return any(
+        words.FORMER.fullmatch(word)
+        and not {said[n - 1] if n else "", said[n + 1] if n + 1 < len(said) else ""} & words.CONVERSATION
+        for n, word in enumerate(said)
     )

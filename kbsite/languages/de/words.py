@@ -62,10 +62,13 @@ NOW = re.compile(
     re.I,
 )
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
-BEFORE = re.compile(
-    r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich|vorherige[nmrs]?|frühere[nmrs]?|ehemalige[nmrs]?)\b",
-    re.I,
-)
+BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
+# Der von vorher, von einer Person oder Sache gesagt ("sein früherer Chef"): fragt, wie es vorher war, wenn die Frage
+# nicht nach jetzt fragt, und nicht nach dem Chat selbst ("meine vorherige Frage"): kein Wort neben einem aus
+# CONVERSATION.
+FORMER = re.compile(r"vorherige[nmrs]?|frühere[nmrs]?|ehemalige[nmrs]?")
+CONVERSATION = frozenset("frage fragen nachricht nachrichten gespräch gespräche unterhaltung chat sitzung antwort "
+                         "antworten".split())  # fmt: skip
 # Woher jemand stammt ("Woher kommt sie ursprünglich?"): was heute gilt, nicht wie es vorher war.
 ORIGIN = re.compile(
     r"\b(?:woher|kommt|kommen|stammt|stammen|stammte)\b[^.?!]*\bursprünglich\b"

@@ -124,9 +124,13 @@ RELATIVE_TIME = re.compile(
 # A question asking how things stand now.
 NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
 # Asked about how things were before a change ("Where did she work before the startup?").
-BEFORE = re.compile(
-    r"\b(?:before|previously|previous|former|used to|formerly|originally|in the past|back then|prior to)\b", re.I
-)
+BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
+# The one before, said of a person or thing ("his previous landlord", "her former boss"): asks how things were before,
+# where the question asks nothing of now ("Where does my former colleague work now?" asks of now), and not of the
+# chat itself ("my previous question"): neither word beside one of CONVERSATION.
+FORMER = re.compile(r"previous|former")
+CONVERSATION = frozenset("question questions message messages conversation conversations chat chats session sessions "
+                         "answer answers reply replies email emails".split())  # fmt: skip
 # Where someone comes from ("Where is she from originally?"): a fact that holds now, not how things were before.
 ORIGIN = re.compile(r"\boriginally from\b|\bfrom,? originally\b", re.I)
 # "Before" of what the asker is about to do ("Anything I should know before inviting her?"): advice, not the past.

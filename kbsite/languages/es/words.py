@@ -103,9 +103,12 @@ RELATIVE_TIME = re.compile(
 # A question asking how things stand now.
 NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
 # Asked about how things were before a change ("¿Dónde trabajaba antes de la startup?").
-BEFORE = re.compile(
-    r"\b(?:antes|anteriormente|anterior|anteriores|previamente|solía|solia|antiguamente|en el pasado)\b", re.I
-)
+BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
+# El de antes, dicho de una persona o cosa ("su casero anterior"): pregunta cómo era antes, si la pregunta no pregunta
+# por ahora, y no de la charla misma ("mi pregunta anterior"): ninguna palabra junto a una de CONVERSATION.
+FORMER = re.compile(r"anterior|anteriores")
+CONVERSATION = frozenset("pregunta preguntas mensaje mensajes conversación conversaciones charla chat sesión respuesta "
+                         "respuestas correo".split())  # fmt: skip
 # De dónde es alguien: ninguna palabra de BEFORE lo pregunta.
 ORIGIN = re.compile(r"(?!)")
 # "Antes" de lo que va a hacer quien pregunta ("¿Algo que deba saber antes de invitarla?"): un consejo, no el pasado.

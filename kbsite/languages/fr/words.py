@@ -64,7 +64,13 @@ NOW = re.compile(
     re.I,
 )
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
-BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|précédente?s?|autrefois|jadis|à l[’']origine)\b", re.I)
+BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l[’']origine)\b", re.I)
+# Celui d'avant, dit d'une personne ou d'une chose ("son propriétaire précédent") : demande comment c'était avant, si
+# la question ne demande rien de maintenant, et pas de la discussion elle-même ("ma question précédente") : aucun mot
+# à côté d'un mot de CONVERSATION.
+FORMER = re.compile(r"précédente?s?")
+CONVERSATION = frozenset("question questions message messages conversation conversations discussion échange session "
+                         "réponse réponses".split())  # fmt: skip
 # D'où vient quelqu'un ("D'où vient-elle à l'origine ?") : ce qui vaut aujourd'hui, pas comment c'était avant.
 ORIGIN = re.compile(
     r"\b(?:d[’']où|vient|viennent|venait|originaire)\b[^.?!]*\bà l[’']origine\b"

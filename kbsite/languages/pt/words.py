@@ -60,7 +60,11 @@ NOW = re.compile(
     r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
 )
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
-BEFORE = re.compile(r"\b(?:antes|anteriormente|anterior|anteriores|antigamente|costumava|no passado)\b", re.I)
+BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
+# O de antes, dito de uma pessoa ou coisa ("o senhorio anterior"): pergunta como era antes, se a pergunta não pergunta
+# por agora, e não da conversa em si ("a minha pergunta anterior"): nenhuma palavra ao lado de uma de CONVERSATION.
+FORMER = re.compile(r"anterior|anteriores")
+CONVERSATION = frozenset("pergunta perguntas mensagem mensagens conversa conversas sessão resposta respostas".split())
 # De onde alguém é: nenhuma palavra de BEFORE o pergunta.
 ORIGIN = re.compile(r"(?!)")
 # "Antes" do que quem pergunta vai fazer ("Algo que eu deva saber antes de convidá-la?"): um conselho.

@@ -118,6 +118,25 @@ def test_the_previous_one_asks_how_things_were_before(code, question):
 
 
 @pytest.mark.parametrize(
+    ("code", "question"),
+    [
+        ("en", "Where does Omar's former flatmate work now?"),
+        ("en", "Going back to my previous question: what does Omar cook?"),
+        ("es", "Sobre mi pregunta anterior, ¿qué cocina Omar?"),
+        ("de", "Wo arbeitet Omars ehemaliger Mitbewohner jetzt?"),
+        ("de", "Zu meiner vorherigen Frage: Was kocht Omar?"),
+        ("fr", "Pour revenir à ma question précédente : que cuisine Omar ?"),
+        ("pt", "Sobre a minha pergunta anterior, o que o Omar cozinha?"),
+    ],
+)
+def test_the_previous_one_asked_about_now_or_of_the_chat_asks_no_past(code, question):
+    """The one before, of a question that asks of now ("his former flatmate … now"), or of the chat itself ("my
+    previous question"), asks nothing of how things were before."""
+    with languages.override(code):
+        assert not Question.read(question).before
+
+
+@pytest.mark.parametrize(
     ("code", "origins", "pasts"),
     [
         ("en", ["Which town is Omar from originally?", "Where is Omar originally from?"],

@@ -102,6 +102,9 @@ def say_as(api, session: str, speaker: str, *texts: str) -> None:
         ("en", "Ella Preston: We finally moved to Leeds.", ["Leeds"]),
         ("en", "Ella Preston moved to Leeds.", ["Leeds"]),  # an LLM's fact, in the third person
         ("es", "Sofía: Mañana vuelvo a Sevilla.", ["Sevilla"]),  # Sofía, the city, is her name
+        # Said as a place, her name's town is one.
+        ("en", "Ella Preston: I grew up in Preston and moved to Leeds.", ["Preston", "Leeds"]),
+        ("en", "Sofia: I was born in Sofia.", ["Sofia"]),
     ],
 )
 def test_the_name_of_whom_a_statement_is_said_by_is_no_place_it_names(code, text, places):
