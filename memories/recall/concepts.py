@@ -28,10 +28,13 @@ def concept_words(question: str, also: Iterable[str] = ()) -> list[str]:
     asked = set(re.findall(r"\w+", question.lower()))
     subjects = concepts_asked(question)
     named = {concept.name for concept in subjects}
+    # In another language, a subject is asked by any of its words too ("what is her cat called?": the pets' words in
+    # French hold "chat", which the question does not share with "ce chat dort sur mes copies").
+    by_word = named | {c.name for c in languages.current().concepts.CONCEPTS if asked & set(c.words)}
     current = languages.current_code()
     for code in dict.fromkeys(also):
         if code and code != current and code in languages.READ:
-            subjects += [c for c in languages.get(code).concepts.CONCEPTS if c.name in named]
+            subjects += [c for c in languages.get(code).concepts.CONCEPTS if c.name in by_word]
     out: list[str] = []
     for concept in subjects:
         out += [w for w in concept.words if w not in asked and w not in out]

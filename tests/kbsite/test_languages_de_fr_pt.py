@@ -137,3 +137,17 @@ def test_a_question_about_sport_wants_the_sports_people_play_in_each_language(co
     nothing of it. The sports played widely are the subject's words in each language."""
     with languages.override(code):
         assert sport in concept_words(question)
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "also", "word"),
+    [("en", "What is her cat called?", "fr", "chat"), ("en", "What's his dog's name?", "de", "hund"),
+     ("en", "How old is her son?", "es", "hijo"), ("fr", "Comment s'appelle son chien ?", "en", "dog"),
+     ("de", "Wie heißt ihre Katze?", "es", "gato")],
+)  # fmt: skip
+def test_a_subject_named_by_one_of_its_words_wants_its_words_in_the_facts_languages(code, question, also, word):
+    """ "What is her cat called?" names no subject ("pets?") but one of its words: the facts in another language are
+    searched for the subject's words in theirs ("ce chat dort sur mes copies" shares no word with "cat")."""
+    with languages.override(code):
+        assert word in concept_words(question, also=[also])
+        assert word not in concept_words(question)

@@ -86,6 +86,28 @@ def test_an_english_question_finds_spanish_facts_in_the_block_and_ask_names_them
     assert "marisco" in ask(api, "What food should I avoid cooking for her?")["answer"]
 
 
+FRENCH_CHAT = [
+    "Encore brûlé les tartines ce matin, l'alarme incendie a sonné.",
+    "Il pleut depuis ce matin, je reste à la maison avec un film.",
+    "J'ai enfin rangé le cagibi, quel soulagement.",
+    "Mon voisin joue de la batterie le dimanche matin.",
+    "On est allés au marché samedi et on a acheté des fraises.",
+    "Réunion de parents ce soir, puis les copies, avec Biscotte le chat couché sur mon clavier.",
+    "Je n'arrive pas à choisir entre la tasse bleue et la verte.",
+    "L'imprimante s'est bloquée deux fois avant midi.",
+    "J'ai regardé trois épisodes de cette émission de pâtisserie.",
+    "Ma sœur m'a appelée pour parler de ses vacances.",
+]
+
+
+def test_an_english_question_naming_a_subject_by_one_of_its_words_is_answered_from_french_facts(api, notes):
+    """ "What is her cat called?" names the pets by one of their words, not by "pets": the French facts are searched
+    for the pets' words in French, and ask quotes the cat ("chat" shares no word with "cat"; before, ask said it did
+    not remember)."""
+    say(api, "s1", *FRENCH_CHAT)
+    assert "Biscotte" in ask(api, "What is her cat called?")["answer"]
+
+
 def test_a_large_kbs_memories_are_found_by_their_multilingual_vectors_through_the_index(api, notes):
     """Shared memories of a KB that has outgrown exact search are searched through the HNSW index of their
     multilingual vectors: an English question finds the Spanish fact by them."""
