@@ -29,7 +29,7 @@ def concept_words(question: str, also: Iterable[str] = ()) -> list[str]:
     subjects = concepts_asked(question)
     named = {concept.name for concept in subjects}
     # In another language, a subject is asked by any of its words too ("what is her cat called?": the pets' words in
-    # French hold "chat", which the question does not share with "ce chat dort sur mes copies").
+    # French hold "chat", which the question does not share with "Biscotte le chat dort sur mon clavier").
     by_word = named | {c.name for c in languages.current().concepts.CONCEPTS if asked & set(c.words)}
     current = languages.current_code()
     for code in dict.fromkeys(also):

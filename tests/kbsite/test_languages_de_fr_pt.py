@@ -147,7 +147,7 @@ def test_a_question_about_sport_wants_the_sports_people_play_in_each_language(co
 )  # fmt: skip
 def test_a_subject_named_by_one_of_its_words_wants_its_words_in_the_facts_languages(code, question, also, word):
     """ "What is her cat called?" names no subject ("pets?") but one of its words: the facts in another language are
-    searched for the subject's words in theirs ("ce chat dort sur mes copies" shares no word with "cat")."""
+    searched for the subject's words in theirs ("Biscotte le chat dort sur mon clavier" shares no word with "cat")."""
     with languages.override(code):
         assert word in concept_words(question, also=[also])
         assert word not in concept_words(question)

@@ -10,8 +10,13 @@ from kbsite import languages
 from kbsite.languages.places import places_named
 from kbsite.languages.reading import reading_of
 from memories.models import Memory
-from tests.conftest import run_queued_tasks
+from tests.memories.ingest.test_restated_supersession import say as say_named
 from tests.memories.recall.test_truth import ask, context, say
+
+
+def say_as(api, session: str, when: str, *texts: str) -> None:
+    """``texts`` said by alice on the day ``when``, her bot naming her Ella Preston."""
+    say_named(api, *texts, speaker="Ella Preston", session=session, user="alice", when=f"{when}T10:00:00Z")
 
 
 @pytest.mark.parametrize(
@@ -82,19 +87,6 @@ def test_memories_read_before_readings_held_places_get_theirs_from_the_migration
     assert all(r["places"] == [] for text, r in readings.items() if "Bremen" not in text)
 
 
-def say_as(api, session: str, speaker: str, *texts: str) -> None:
-    """``texts`` said by alice, her bot naming her ``speaker``."""
-    messages = [
-        {"external_id": f"{session}-{n}", "role": "user", "content": text, "speaker": speaker}
-        for n, text in enumerate(texts)
-    ]
-    response = api.post(
-        "/api/v1/kbs/notes/messages/", json={"session_id": session, "user_id": "alice", "messages": messages}
-    )
-    assert response.status_code == 202, response.text
-    run_queued_tasks()
-
-
 @pytest.mark.parametrize(
     ("code", "text", "places"),
     [
@@ -115,8 +107,8 @@ def test_the_name_of_whom_a_statement_is_said_by_is_no_place_it_names(code, text
 def test_asked_where_a_user_named_like_a_town_is_answered_by_the_place_she_names(api, notes):
     """Every statement of Ella Preston opens with her name, and Preston is a town: each counted as naming a place,
     so asked where, ask quoted her latest small talk (seen on a set read at stop 69, with another town's name)."""
-    say_as(api, "s1", "Ella Preston", "Walked along the river in Leipzig after work again, my favourite hour.")
-    say_as(api, "s2", "Ella Preston", *SMALL_TALK)
+    say_as(api, "s1", "2024-03-01", "Walked along the river in Leipzig after work again, my favourite hour.")
+    say_as(api, "s2", "2024-04-01", *SMALL_TALK)
     assert "Leipzig" in ask(api, "Where does Ella live?")["answer"]
     assert not Memory.objects.get(text__contains="printer jammed").reading["places"]
 
@@ -127,7 +119,7 @@ def test_readings_that_took_a_speakers_name_for_a_place_lose_it_in_the_migration
 
     from django.db import connection
 
-    say_as(api, "s1", "Ella Preston", "We finally moved to Leeds.", "The printer jammed twice before lunch.")
+    say_as(api, "s1", "2024-03-01", "We finally moved to Leeds.", "The printer jammed twice before lunch.")
     with connection.cursor() as cursor:
         cursor.execute(
             """UPDATE memories_memory
