@@ -108,6 +108,15 @@ code (b13d2ca), offline, block / block stale / block only old / ask / ask stale 
 13: ratio 0.95), French 0.957 / 10 / 2 / 0.757 / 9 / 17 (0.957 / 7 / 1 / 0.600 / 14 / 26; English 1.000 / 6 / 0 /
 0.786 / 9 / 15: ratio 0.96); oracle replay Spanish 0.957 / 0 / 0 / 0.942 / 1 / 0, French 0.986 / 3 / 0 / 0.971 / 5 / 0.
 
+``--cases sealed12`` asks ``benchmarks/language_cases_sealed12/`` (German of Germany, Austria and Switzerland and
+Portuguese of Brazil and Portugal, four users each, 68 and 70 questions, 32 about a change each; each user's own chat
+over 6,000 characters), with each language's English translation (``en_de.json``, ``en_pt.json``), written at the
+start of stop 70 by helpers who read neither the code nor any other set, sealed. Measured unread on stop 69's code
+(0cc8664), offline, block / block stale / block only old / ask / ask stale / small talk: German 0.897 / 1 / 1 / 0.603
+/ 3 / 26 (asked in English 0.956 / 5 / 2 / 0.662 / 5 / 23; its English translation 0.941 / 2 / 2 / 0.735 / 3 / 18:
+ratio 0.95), Portuguese 0.929 / 9 / 4 / 0.614 / 9 / 27 (0.957 / 9 / 3 / 0.643 / 6 / 21; English 0.943 / 12 / 3 /
+0.657 / 7 / 21: ratio 0.98).
+
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
 neither the code nor any other set, measured unread once on the code at the start of that stop, offline, block /
@@ -159,6 +168,7 @@ SEALED8 = Path(__file__).with_name("language_cases_sealed8")
 SEALED9 = Path(__file__).with_name("language_cases_sealed9")
 SEALED10 = Path(__file__).with_name("language_cases_sealed10")
 SEALED11 = Path(__file__).with_name("language_cases_sealed11")
+SEALED12 = Path(__file__).with_name("language_cases_sealed12")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -179,7 +189,8 @@ def run() -> dict:
     folders = {
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
         "sealed6": SEALED6, "sealed7": SEALED7, "sealed8": SEALED8,
-        "sealed9": SEALED9, "sealed10": SEALED10, "sealed11": SEALED11, "probe": PROBE,
+        "sealed9": SEALED9, "sealed10": SEALED10, "sealed11": SEALED11, "sealed12": SEALED12,
+        "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")
     folder = folders.get(named) or (Path(named) if named and Path(named).is_dir() else HERE)

@@ -37,7 +37,7 @@ key: it shows what recall gives a perfect extractor and reader, not what a model
     BENCH_SPEAKERS=off python -m benchmarks truth    # turns posted without the speaker's name (user_id only)
 
 ``--cases heldout|fresh|unseen|novel|sealed|probe|blind|sealed2|sealed3|probe2|probe3|sealed4|sealed5|sealed6|``
-``sealed7|sealed8|sealed9`` (or ``--cases PATH``)
+``sealed7|sealed8|sealed9|sealed10`` (or ``--cases PATH``)
 asks other cases, each written afresh by someone who had not read the product's code: ``truth_cases_heldout.json``
 (8 end users, 40 questions), ``truth_cases_fresh.json`` (10 end users, 65 questions) and ``truth_cases_unseen.json`` (12
 end users, 83 questions) were each kept unread until measured, then read while the offline reading of chats was tuned;
@@ -80,7 +80,11 @@ code (552ec93): offline 0.943 / 3 / 0.727 / 23, block only old 2, ask stale 3; r
 shows replaced values (in-sample since). ``truth_cases_sealed9.json`` (8 end users, 90 questions, 36 about a change,
 34 changed facts; each user's own chat over 6,000 characters) was written at the start of stop 69 the same way,
 sealed, and measured unread on stop 68's code (b13d2ca): offline 0.989 / 1 / 0.711 / 25, block only old 1, ask stale
-2; oracle replay 0.956 / 0 / 0.944 / 1. A set read for tuning measures only what was tuned on it.
+2; oracle replay 0.956 / 0 / 0.944 / 1; read at stop 70 to find why ask misses (in-sample since).
+``truth_cases_sealed10.json`` (8 end users, 96 questions, 43 about a change, 31 changed facts; each user's own chat
+over 6,000 characters) was written at the start of stop 70 the same way, sealed, and measured unread on stop 69's
+code (0cc8664): offline 0.917 / 6 / 0.688 / 29, block only old 5, ask stale 2. A set read for tuning measures only
+what was tuned on it.
 """
 
 from __future__ import annotations
