@@ -56,8 +56,10 @@ RELATIVE_TIME = re.compile(
     r"am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag))\b",
     re.I,
 )
+# A question asking how things stand now ("seine aktuelle Freundin" too).
 NOW = re.compile(
-    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|im moment|gerade|heutzutage|in letzter zeit|"
+    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|(?:aktuell|derzeitig|jetzig)e[nmrs]?|"
+    r"im moment|gerade|heutzutage|in letzter zeit|"
     r"noch|nicht mehr|neuerdings)\b",
     re.I,
 )

@@ -58,8 +58,9 @@ RELATIVE_TIME = re.compile(
     r"il y a \w+ (?:jours|semaines|mois|ans)|(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) dernier)\b",
     re.I,
 )
+# A question asking how things stand now ("son travail actuel" too).
 NOW = re.compile(
-    r"\b(?:maintenant|désormais|actuellement|en ce moment|ces temps-ci|ces jours-ci|"
+    r"\b(?:maintenant|désormais|actuellement|actuel(?:le)?s?|en ce moment|ces temps-ci|ces jours-ci|"
     r"toujours|encore|ne \w+ plus|dernièrement)\b",
     re.I,
 )

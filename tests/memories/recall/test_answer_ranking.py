@@ -308,3 +308,37 @@ def test_a_statement_that_only_asks_or_answers_the_bots_question_ranks_below_one
     ]
     order = [c.pk for c in _ranked("Where is Omar's office?", hits, {1: 0.4, 2: 0.4, 3: 0.4})]
     assert order[0] == 3 and order[-1] == 1
+
+
+def test_a_statement_the_ranking_puts_clearly_first_answers_though_it_shares_no_word():
+    """ "What car does he have now?": "picked up a grey Hyundai Ioniq yesterday" shares no word with it, but is
+    much closer in meaning and said later than the one sharing "car" ("the car payment is killing my budget"); the
+    ranking puts it first by more than ``ANSWER_RANK_MARGIN``, so it answers. The same statement ranking only near
+    the one that shares a word does not: small talk does not answer by ranking near an answer."""
+    from memories.recall.answer_ranking import ANSWER_RANK_MARGIN
+
+    hits = [
+        _hit(1, "Omar: Picked up a grey Hyundai Ioniq yesterday, so happy.", day=20),
+        _hit(2, "Omar: The car payment is killing my budget this month.", day=2),
+    ]
+    ioniq, payment = _ranked("What car does he have now?", hits, {1: 0.5, 2: 0.3})
+    assert ioniq.pk == 1 and payment.answers and ioniq.measures["matched"] == 0
+    assert ioniq.score >= payment.score + ANSWER_RANK_MARGIN and ioniq.answers
+    near = {c.pk: c for c in _ranked("What car does he have?", hits, {1: 0.2, 2: 0.4})}
+    assert near[1].score < near[2].score + ANSWER_RANK_MARGIN and not near[1].answers
+
+
+@pytest.mark.parametrize(
+    ("code", "now", "before"),
+    [("en", "What is the name of Omar's current cat?", "What job did Omar have before his current one?"),
+     ("es", "¿Cómo se llama el gato actual de Omar?", "¿Qué trabajo tenía Omar antes del actual?"),
+     ("de", "Wie heißt Omars aktuelle Katze?", "Was war Omars Job, bevor er den jetzigen bekam?"),
+     ("fr", "Comment s'appelle le chat actuel d'Omar ?", "Quel travail Omar avait-il avant son emploi actuel ?"),
+     ("pt", "Como se chama o gato atual do Omar?", "Que emprego o Omar tinha antes do atual?")],
+)  # fmt: skip
+def test_the_current_one_asks_how_things_stand_now_unless_asked_what_came_before_it(code, now, before):
+    """ "Her current cat" asks how things stand now (the later said ranks first), as "now" does; "before her current
+    job" asks how things were before, and not also now (the two pulled the ranking both ways)."""
+    with languages.override(code):
+        assert Question.read(now).now and not Question.read(now).before
+        assert Question.read(before).before and not Question.read(before).now
