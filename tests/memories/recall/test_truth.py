@@ -392,6 +392,26 @@ def test_asked_how_things_stand_now_ask_prefers_what_was_said_later(api, notes):
     assert "planning office" in answer and "garden centre" not in answer, answer
 
 
+def test_asked_how_things_stand_now_an_earlier_statement_scoring_as_well_is_quoted_beside_the_best():
+    """Asked how things stand now, the best-scored statement is likely the newer value, not surely: one said before
+    it that scores as well (within ``EARLIER_MARGIN``) is quoted with it (the answer dates each), and one further
+    below is not, though it would be quoted, scoring that near, were the question not about now."""
+    from datetime import UTC, datetime
+
+    from memories.recall.answer_ranking import Candidate
+    from memories.recall.answers import EARLIER_MARGIN, NEAR_MARGIN, _chosen
+    from memories.recall.hits import Hit
+
+    def candidate(pk: int, score: float, month: int) -> Candidate:
+        hit = Hit(id=pk, type="memory", text=str(pk), kind="fact", created_at=datetime(2024, month, 1, tzinfo=UTC))
+        return Candidate(hit=hit, pk=pk, text=str(pk), rank=0, answered=frozenset(), answers=True, score=score)
+
+    best, close, far = candidate(1, 9.0, 8), candidate(2, 9.0 - EARLIER_MARGIN / 2, 3), candidate(3, 7.8, 2)
+    assert EARLIER_MARGIN < 9.0 - far.score < NEAR_MARGIN
+    assert [c.pk for c in _chosen([best, close, far], asked_now=True)] == [1, 2]
+    assert [c.pk for c in _chosen([best, close, far], asked_now=False)] == [1, 2, 3]
+
+
 def test_ask_quotes_a_second_statement_that_scores_near_the_best(api, notes):
     """Offline, the statement best by words and meaning is often a neighbour of the answer: a second one scoring near
     it (``NEAR_MARGIN``) is quoted too, though it matches the same words."""
