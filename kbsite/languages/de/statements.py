@@ -126,6 +126,16 @@ _PATTERNS = [
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),
+    # A new home of one's own named anywhere in a clause: "vom Balkon unserer neuen Wohnung in Pankow sieht man…"
+    # (the place a word, or two where the second is a name: "meine neue Bude in Prenzlauer Berg").
+    _p(
+        "residence",
+        r"(?:.*?\b)?(?:mein|meine|meiner|meinem|meinen|unser|unsere|unserer|unserem|unseren) neue[nmrs]? "
+        r"(?:\w*wohnung|wg|haus|zimmer|altbau|bude|dachgeschoss)\w* (?:in|im|am|auf) "
+        r"(?P<v>[^\W\d_][\w-]*(?: (?-i:[A-ZÄÖÜ])[\w-]*)?)\b",
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+    ),
     # Since when one lives where, the verb last: "seit wir in Dresden wohnen", "seitdem ich in Graz bin".
     _p(
         "residence",

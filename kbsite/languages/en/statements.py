@@ -54,9 +54,15 @@ _HOME_NOUNS = (
 _HOME = (
     r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
 )
+# Which way one moved, said before where to: "moved up the coast to…", "moved back home to…", "moved out west to…",
+# "relocated across the country to…".
+_WAY = (
+    r"(?: (?:back|up|down|over|out|away|across|home|north|south|east|west|upstate|downstate|overseas|abroad|"
+    r"the (?:coast|country|road|river|valley|island|state|border|pond|hill)))"
+)
 # Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
 _LIVED = (
-    r"(?:live|living|moved|relocated)(?: back| in)?"
+    r"(?:live|living|moved|relocated)" + _WAY + r"*(?: in)?"
     r"(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)? (?:in|to) "
     + _HOME
     + _END

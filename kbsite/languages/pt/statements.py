@@ -91,6 +91,16 @@ _PATTERNS = [
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),
+    # A new home of one's own named anywhere in a clause: "da janela do meu apartamento novo em Niterói dá pra ver o
+    # mar" (the place a word, or more where the next is a name: "minha casa nova em São Paulo", "no Rio de Janeiro").
+    _p(
+        "residence",
+        r"(?:.*?\b)?(?:meu|minha|nosso|nossa) (?:(?:novo|nova) (?:apartamento|casa|quarto|estúdio|kitnet|apê)|"
+        r"(?:apartamento|casa|quarto|estúdio|kitnet|apê) (?:novo|nova)) (?:em|no|na) "
+        r"(?P<v>[^\W\d_][\w-]*(?: (?:d[eoa]s? )?(?-i:[A-ZÁÉÍÓÚÂÊÔÃÕÇ])[\w-]*)*)\b",
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+    ),
     # Where one works: "trabalho na Petrobras", "comecei na Natura", "fui contratada pela Embraer".
     _p(
         "employer",

@@ -218,10 +218,15 @@ def test_leaving_an_unnamed_place_ends_nothing():
         ("Nico: I live with two friends in a flat in Rathmines.", "rathmines"),
         ("Nico: Freelance sound designer, based in Galway.", "galway"),
         ("Nico: Bought a place in Howth last month.", "howth"),
+        ("Nico: We've moved up the coast to Skerries, the commute is grim.", "skerries"),
+        ("Nico: moved back home to Sligo after the lease ran out", "sligo"),
+        ("Nico: We relocated across the country to Kerry.", "kerry"),
+        ("Nico: I moved out west to Galway in May.", "galway"),
     ],
 )
 def test_a_home_is_read_however_it_is_said(text, place):
-    """Where one lives, said through a home of one's own, who one lives with, or where one is based."""
+    """Where one lives, said through a home of one's own, who one lives with, where one is based, or which way one
+    moved to it ("up the coast", "back home")."""
     assert statement(text).slots["residence"] == place
 
 

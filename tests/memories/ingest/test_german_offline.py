@@ -42,3 +42,15 @@ def test_german_memories_stored_before_get_their_reading_from_the_migration(api,
         migration.reread(None, editor)
     home.refresh_from_db()
     assert home.reading["slots"] == {"residence": "rostock"}
+
+
+def test_a_new_home_of_ones_own_named_in_passing_is_a_move(api, kb):
+    """ "Vom Balkon unserer neuen Wohnung in Kassel sieht man den Herkules": where she lives now, said in passing,
+    as English ("my new flat in Hove") and Spanish ("mi piso nuevo en Gijón") are read; Rostock becomes what held
+    until then, and ask answers with Kassel."""
+    say(api, "s1", "Ich wohne in Rostock.", user="greta", when="2024-03-01T10:00:00Z")
+    say(api, "s2", "Vom Balkon unserer neuen Wohnung in Kassel sieht man den Herkules.", user="greta",
+        when="2024-09-01T10:00:00Z")  # fmt: skip
+    assert "residence" in set(ReviewItem.objects.values_list("attribute", flat=True))
+    answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "Wo wohnt Greta jetzt?", "user_id": "greta"}).json()
+    assert "Kassel" in answer["answer"].splitlines()[0]

@@ -50,3 +50,14 @@ def test_portuguese_memories_stored_before_get_their_reading_from_the_migration(
         migration.reread(None, editor)
     home.refresh_from_db()
     assert home.reading["slots"] == {"residence": "coimbra"}
+
+
+def test_a_new_home_of_ones_own_named_in_passing_is_a_move(api, kb):
+    """ "Da janela do nosso apartamento novo em Aveiro dá pra ver a ria": where she lives now, said in passing, as
+    English ("my new flat in Hove") and Spanish ("mi piso nuevo en Gijón") are read; Coimbra becomes what held until
+    then, and ask answers with Aveiro."""
+    _chat(api, "s1", "2024-03-01T10:00:00Z", "Moro em Coimbra.")
+    _chat(api, "s2", "2024-09-01T10:00:00Z", "Da janela do nosso apartamento novo em Aveiro dá pra ver a ria.")
+    assert "residence" in set(ReviewItem.objects.values_list("attribute", flat=True))
+    answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "Onde a Bia mora agora?", "user_id": "bia"}).json()
+    assert "Aveiro" in answer["answer"].splitlines()[0]
