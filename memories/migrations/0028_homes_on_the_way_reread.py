@@ -24,7 +24,7 @@ def reread(apps, schema_editor):
                               JOIN memories_message g ON g.id = s.message_id
                               WHERE s.memory_id = m.id AND g.role = 'user') AS own
                    FROM memories_memory m
-                   WHERE m.id > %s AND m.language IN ('en', 'de', 'pt')
+                   WHERE m.id > %s AND m.language IN ('en', '', 'de', 'pt')
                    ORDER BY m.id LIMIT %s""",
                 [last, BATCH],
             )

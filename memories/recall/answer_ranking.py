@@ -103,7 +103,7 @@ class Question:
             slots=frozenset(slots_asked(question)),
             when=lang.WHEN.search(question) is not None,
             where=lang.WHERE.search(question) is not None,
-            now=not before and lang.NOW.search(question) is not None,
+            now=not before and (lang.NOW.search(question) or lang.CURRENT.search(question)) is not None,
             before=before,
             person=lang.PERSON.search(question) is not None or _named_by_id(question, user_id),
         )
@@ -119,7 +119,8 @@ class Candidate:
     rank: int
     answered: frozenset[str] = frozenset()
     # It answers at all: shares a word or an attribute, names a time or place asked, or is close enough in meaning
-    # (in a block of few statements, only when none shares a word or an attribute).
+    # (in a block of few statements, only when none shares a word or an attribute), or scores ANSWER_RANK_MARGIN
+    # above every statement that answers so.
     answers: bool = False
     measures: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
@@ -191,7 +192,8 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
             c.answers = c.answers or close.get(c.pk, 0.0) >= floor
     out.sort(key=lambda c: -c.score)
     # What the ranking puts clearly above every statement that answers by what it shares answers too: the ranking
-    # weighs what no shared word tells ("What car does he drive now?": "picked up a used Ioniq yesterday").
+    # weighs what no shared word tells ("What car does he drive now?": "picked up a used Ioniq yesterday"). Where
+    # none answers so, none does by its score alone: ask then does not remember, rather than quote small talk.
     if (best := next((c.score for c in out if c.answers), None)) is not None:
         for c in out:
             c.answers = c.answers or c.score >= best + ANSWER_RANK_MARGIN
@@ -206,11 +208,11 @@ def _asked_words(question: str) -> list[str]:
 
 
 def _timing_words(question: str) -> frozenset[str]:
-    """The words of ``question`` that its language's "now" and "before" patterns match ("is he still a trucker?":
-    "still"), but a word such a pattern only spans ("ne mange plus": "mange", what is asked)."""
+    """The words of ``question`` that its language's "now", "current" and "before" patterns match ("is he still a
+    trucker?": "still"), but a word such a pattern only spans ("ne mange plus": "mange", what is asked)."""
     lang = languages.current().words
     out = set()
-    for pattern in (lang.NOW, lang.BEFORE):
+    for pattern in (lang.NOW, lang.CURRENT, lang.BEFORE):
         for match in pattern.finditer(question):
             span = match.group(0)
             for word in content_words(span):

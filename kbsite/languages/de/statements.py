@@ -92,6 +92,11 @@ _p = patterns_led_by(_LEAD)
 
 # Where one lives, said of no place: "ich lebe im Hier und Jetzt", "wir leben in Frieden".
 _NOT_HOMES = frozenset("hier jetzt frieden angst sorge saus braus luxus ruhe zukunft vergangenheit".split())
+# What follows "in" and is no place: an article ("in der Nähe"), a part of a town or a house, the country.
+_NOT_PLACES = frozenset(
+    "der die das dem den des einer einem eines nähe stadt innenstadt stadtmitte altstadt zentrum stadtrand stock "
+    "erdgeschoss obergeschoss dachgeschoss keller hinterhof land meer natur ordnung planung arbeit".split()
+)
 # Where one works, said of no employer: from home, in shifts, on something.
 _NOT_EMPLOYERS = frozenset(
     "hause homeoffice schichten schicht teilzeit vollzeit projekt wochenende montag dienstag mittwoch donnerstag "
@@ -126,15 +131,16 @@ _PATTERNS = [
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),
-    # A new home of one's own named anywhere in a clause: "vom Balkon unserer neuen Wohnung in Pankow sieht man…"
-    # (the place a word, or two where the second is a name: "meine neue Bude in Prenzlauer Berg").
+    # A new home of one's own named anywhere in a clause: "vom Balkon unserer neuen Wohnung in Pankow sieht man…".
+    # The place is a word, or two where the first is said as of a place ("Prenzlauer Berg") or opens one ("Bad
+    # Homburg"): every German noun has a capital, so the next ("in Kassel Freunde zu Gast") is no part of it.
     _p(
         "residence",
         r"(?:.*?\b)?(?:mein|meine|meiner|meinem|meinen|unser|unsere|unserer|unserem|unseren) neue[nmrs]? "
-        r"(?:\w*wohnung|wg|haus|zimmer|altbau|bude|dachgeschoss)\w* (?:in|im|am|auf) "
-        r"(?P<v>[^\W\d_][\w-]*(?: (?-i:[A-ZÄÖÜ])[\w-]*)?)\b",
+        r"(?:wohnung|mietwohnung|eigentumswohnung|wg|haus|hauses|hause|reihenhaus|zimmer|altbau|altbauwohnung|bude) "
+        r"in (?P<v>(?:(?:bad|sankt|st\.) )?[^\W\d_][\w-]*(?:(?<=er) (?-i:[A-ZÄÖÜ])[\w-]*)?)\b",
         hints=_HOME_HINTS,
-        not_first=_NOT_HOMES,
+        not_first=_NOT_HOMES | _NOT_PLACES,
     ),
     # Since when one lives where, the verb last: "seit wir in Dresden wohnen", "seitdem ich in Graz bin".
     _p(

@@ -56,13 +56,15 @@ RELATIVE_TIME = re.compile(
     r"am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag))\b",
     re.I,
 )
-# A question asking how things stand now ("seine aktuelle Freundin" too).
 NOW = re.compile(
-    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|(?:aktuell|derzeitig|jetzig)e[nmrs]?|"
-    r"im moment|gerade|heutzutage|in letzter zeit|"
+    r"\b(?:jetzt|inzwischen|mittlerweile|derzeit|zurzeit|aktuell|momentan|im moment|gerade|heutzutage|in letzter zeit|"
     r"noch|nicht mehr|neuerdings)\b",
     re.I,
 )
+# A question asking about the one that holds now, by the adjective ("seine aktuelle Freundin", "ihr jetziger Job"):
+# how things stand now, but not as "now" is, beside "former" ("sein früherer Chef, nicht der jetzige" asks about the
+# former).
+CURRENT = re.compile(r"\b(?:aktuell|derzeitig|jetzig)e[nmrs]?\b", re.I)
 # Asked about how things were before a change ("Wo hat sie vorher gearbeitet?").
 BEFORE = re.compile(r"\b(?:vorher|davor|zuvor|früher|bevor|ehemals|vormals|ursprünglich)\b", re.I)
 # Der von vorher, von einer Person oder Sache gesagt ("sein früherer Chef"): fragt, wie es vorher war, wenn die Frage

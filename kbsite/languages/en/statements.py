@@ -55,14 +55,15 @@ _HOME = (
     r"(?:(?:my|his|her|our|their|a|an|the)(?: own| new| first| little| rented| tiny)* (?:" + _HOME_NOUNS + r") in )?"
 )
 # Which way one moved, said before where to: "moved up the coast to…", "moved back home to…", "moved out west to…",
-# "relocated across the country to…".
+# "relocated across the country to…". Not "up", "down", "over" or "away" alone: "moved up to Senior Engineer",
+# "moved down the road to the pub", "moved over to Slack", "moved away to university" name no home.
 _WAY = (
-    r"(?: (?:back|up|down|over|out|away|across|home|north|south|east|west|upstate|downstate|overseas|abroad|"
-    r"the (?:coast|country|road|river|valley|island|state|border|pond|hill)))"
+    r"(?: (?:back(?: home)?|(?:(?:up|down|out|back|over) )?(?:north|south|east|west)|(?:up|down|across) the "
+    r"(?:coast|country)|across the (?:state|border|pond)|overseas|abroad|upstate|downstate))"
 )
 # Where one lives or moved, and with whom: "moved back from Leeds to…", "live w 2 roommates in…", "by myself in…".
 _LIVED = (
-    r"(?:live|living|moved|relocated)" + _WAY + r"*(?: in)?"
+    r"(?:live|living|moved|relocated)" + _WAY + r"?(?: in)?"
     r"(?: from [^,.;:!?]+?| (?:with|w/?) [^,.;:!?]+?| by (?:myself|ourselves)| alone| on my own)? (?:in|to) "
     + _HOME
     + _END

@@ -121,8 +121,12 @@ RELATIVE_TIME = re.compile(
     r"(?:on|last|this) (?:mon|tues|wednes|thurs|fri|satur|sun)day|the (?:\d{1,2}(?:st|nd|rd|th)|first|1st))\b",
     re.I,
 )
-# A question asking how things stand now ("her current job" too).
-NOW = re.compile(r"\b(?:now|these days|currently|current|at the moment|still|any ?more|nowadays|lately)\b", re.I)
+# A question asking how things stand now.
+NOW = re.compile(r"\b(?:now|these days|currently|at the moment|still|any ?more|nowadays|lately)\b", re.I)
+# A question asking about the one that holds now, by the adjective ("her current job"; not "current account",
+# "current affairs", "current events"): how things stand now, but not as "now" is, beside "former" ("his former
+# boss, not his current one" asks about the former).
+CURRENT = re.compile(r"\bcurrent\b(?! (?:account|affairs|events?)\b)", re.I)
 # Asked about how things were before a change ("Where did she work before the startup?").
 BEFORE = re.compile(r"\b(?:before|previously|used to|formerly|originally|in the past|back then|prior to)\b", re.I)
 # The one before, said of a person or thing ("his previous landlord", "her former boss"): asks how things were before,

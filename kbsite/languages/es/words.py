@@ -100,10 +100,11 @@ RELATIVE_TIME = re.compile(
     r"hace (?:\w+ )?(?:días?|semanas?|meses|mes|años?)|el (?:lunes|martes|miércoles|jueves|viernes|sábado|domingo))\b",
     re.I,
 )
-# A question asking how things stand now ("su trabajo actual" too).
-NOW = re.compile(
-    r"\b(?:ahora|actualmente|actual|actuales|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I
-)
+# A question asking how things stand now.
+NOW = re.compile(r"\b(?:ahora|actualmente|hoy en día|todavía|aún|ya no|últimamente|a día de hoy|estos días)\b", re.I)
+# A question asking about the one that holds now, by the adjective ("su trabajo actual"): how things stand now, but
+# not as "now" is, beside "former" ("his former boss, not his current one" asks about the former).
+CURRENT = re.compile(r"\bactual(?:es)?\b", re.I)
 # Asked about how things were before a change ("¿Dónde trabajaba antes de la startup?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|previamente|solía|solia|antiguamente|en el pasado)\b", re.I)
 # El de antes, dicho de una persona o cosa ("su casero anterior"): pregunta cómo era antes, si la pregunta no pregunta

@@ -58,12 +58,14 @@ RELATIVE_TIME = re.compile(
     r"il y a \w+ (?:jours|semaines|mois|ans)|(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) dernier)\b",
     re.I,
 )
-# A question asking how things stand now ("son travail actuel" too).
 NOW = re.compile(
-    r"\b(?:maintenant|désormais|actuellement|actuel(?:le)?s?|en ce moment|ces temps-ci|ces jours-ci|"
+    r"\b(?:maintenant|désormais|actuellement|en ce moment|ces temps-ci|ces jours-ci|"
     r"toujours|encore|ne \w+ plus|dernièrement)\b",
     re.I,
 )
+# A question asking about the one that holds now, by the adjective ("son travail actuel"): how things stand now, but
+# not as "now" is, beside "former" ("his former boss, not his current one" asks about the former).
+CURRENT = re.compile(r"\bactuel(?:le)?s?\b", re.I)
 # Asked about how things were before a change ("Où travaillait-elle avant ?").
 BEFORE = re.compile(r"\b(?:avant|auparavant|précédemment|autrefois|jadis|à l[’']origine)\b", re.I)
 # Celui d'avant, dit d'une personne ou d'une chose ("son propriétaire précédent") : demande comment c'était avant, si

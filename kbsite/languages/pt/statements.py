@@ -92,12 +92,13 @@ _PATTERNS = [
         not_first=_NOT_HOMES,
     ),
     # A new home of one's own named anywhere in a clause: "da janela do meu apartamento novo em Niterói dá pra ver o
-    # mar" (the place a word, or more where the next is a name: "minha casa nova em São Paulo", "no Rio de Janeiro").
+    # mar". The place is a name, said with a capital ("minha casa nova em São Paulo", "no Rio de Janeiro"): "casa
+    # nova em construção", "apartamento novo no centro" name none.
     _p(
         "residence",
         r"(?:.*?\b)?(?:meu|minha|nosso|nossa) (?:(?:novo|nova) (?:apartamento|casa|quarto|estúdio|kitnet|apê)|"
         r"(?:apartamento|casa|quarto|estúdio|kitnet|apê) (?:novo|nova)) (?:em|no|na) "
-        r"(?P<v>[^\W\d_][\w-]*(?: (?:d[eoa]s? )?(?-i:[A-ZÁÉÍÓÚÂÊÔÃÕÇ])[\w-]*)*)\b",
+        r"(?P<v>(?-i:[A-ZÁÉÍÓÚÂÊÔÃÕÇ])[\w-]*(?: (?:d[eoa]s? )?(?-i:[A-ZÁÉÍÓÚÂÊÔÃÕÇ])[\w-]*)*)\b",
         hints=_HOME_HINTS,
         not_first=_NOT_HOMES,
     ),

@@ -56,12 +56,12 @@ RELATIVE_TIME = re.compile(
     r"há \w+ (?:dias|semanas|meses|anos)|n[oa] (?:segunda|terça|quarta|quinta|sexta|sábado|domingo))\b",
     re.I,
 )
-# A question asking how things stand now ("o emprego atual" too).
 NOW = re.compile(
-    r"\b(?:agora|atualmente|atual|atuais|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|"
-    r"por estes dias)\b",
-    re.I,
+    r"\b(?:agora|atualmente|hoje em dia|ainda|já não|ultimamente|neste momento|de momento|por estes dias)\b", re.I
 )
+# A question asking about the one that holds now, by the adjective ("o emprego atual"): how things stand now, but
+# not as "now" is, beside "former" ("his former boss, not his current one" asks about the former).
+CURRENT = re.compile(r"\b(?:atual|atuais)\b", re.I)
 # Asked about how things were before a change ("Onde ela trabalhava antes?").
 BEFORE = re.compile(r"\b(?:antes|anteriormente|antigamente|costumava|no passado)\b", re.I)
 # O de antes, dito de uma pessoa ou coisa ("o senhorio anterior"): pergunta como era antes, se a pergunta não pergunta

@@ -230,6 +230,22 @@ def test_a_home_is_read_however_it_is_said(text, place):
     assert statement(text).slots["residence"] == place
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Nico: I moved up to Senior Engineer in May.",
+        "Nico: We moved up to the front row for the second half.",
+        "Nico: We moved down the road to the pub after.",
+        "Nico: The team moved over to Slack last week.",
+        "Nico: I moved away to university at eighteen.",
+    ],
+)
+def test_a_move_up_down_or_over_to_something_is_no_home(text):
+    """ "Up", "down", "over" and "away" alone say which way, not that one moved house: a promotion, a seat, a pub, a
+    tool, leaving for university name no home."""
+    assert "residence" not in statement(text).slots
+
+
 def test_a_partner_named_before_and_i_stays_with_the_statement():
     """ "My sister Joana and I …" is one clause (who does it), and a cut clause put back keeps its "and"."""
     assert statements_of("My sister Joana and I run a bakery in Braga.") == [

@@ -4,6 +4,8 @@ Sentences of our own."""
 
 from __future__ import annotations
 
+import pytest
+
 from memories.models import ReviewItem
 from tests.memories.recall.test_truth import say
 
@@ -52,5 +54,36 @@ def test_a_new_home_of_ones_own_named_in_passing_is_a_move(api, kb):
     say(api, "s2", "Vom Balkon unserer neuen Wohnung in Kassel sieht man den Herkules.", user="greta",
         when="2024-09-01T10:00:00Z")  # fmt: skip
     assert "residence" in set(ReviewItem.objects.values_list("attribute", flat=True))
+    block = api.get("/api/v1/context/", params={"query": "Wo wohnt sie jetzt?", "user_id": "greta"}).json()["context"]
+    assert all("(earlier, until 2024-09-01)" in line for line in block.splitlines() if "Rostock" in line)
     answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "Wo wohnt Greta jetzt?", "user_id": "greta"}).json()
     assert "Kassel" in answer["answer"].splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Unsere neue Wohnung in der Nähe vom Park ist leider laut.",
+        "Mein neuer Hausarzt in Pankow ist sehr nett.",
+        "Unsere neue Ferienwohnung in Kroatien war ein Traum.",
+        "Meine neue Wohnung im dritten Stock hat keinen Aufzug.",
+    ],
+)
+def test_a_new_home_named_by_no_place_or_no_home_is_no_move(text):
+    """An article or a floor after "in", a doctor, a holiday flat: none says where one lives."""
+    from memories.ingest.statements import statement_read
+
+    assert "residence" not in statement_read(f"Greta: {text}", "de", None).slots
+
+
+def test_two_words_of_a_place_only_where_the_first_is_said_of_it():
+    """ "Prenzlauer Berg", "Bad Homburg" are one place; in "in Kassel Freunde zu Gast" the next noun is no part of it
+    (every German noun has a capital)."""
+    from memories.ingest.statements import statement_read
+
+    def home(text: str) -> str:
+        return statement_read(f"Greta: {text}", "de", None).slots["residence"]
+
+    assert home("Meine neue Wohnung in Prenzlauer Berg hat Dielen.") == "prenzlauer berg"
+    assert home("Unser neues Haus in Bad Homburg ist fertig.") == "bad homburg"
+    assert home("In unserer neuen Wohnung in Kassel Freunde zu Gast gehabt.") == "kassel"

@@ -4,6 +4,8 @@ new home. Sentences of our own."""
 
 from __future__ import annotations
 
+import pytest
+
 from memories.models import ReviewItem
 from tests.conftest import run_queued_tasks
 
@@ -59,5 +61,18 @@ def test_a_new_home_of_ones_own_named_in_passing_is_a_move(api, kb):
     _chat(api, "s1", "2024-03-01T10:00:00Z", "Moro em Coimbra.")
     _chat(api, "s2", "2024-09-01T10:00:00Z", "Da janela do nosso apartamento novo em Aveiro dá pra ver a ria.")
     assert "residence" in set(ReviewItem.objects.values_list("attribute", flat=True))
+    block = api.get("/api/v1/context/", params={"query": "Onde ela mora agora?", "user_id": "bia"}).json()["context"]
+    assert all("(earlier, until 2024-09-01)" in line for line in block.splitlines() if "Coimbra" in line)
     answer = api.post("/api/v1/kbs/notes/ask/", json={"question": "Onde a Bia mora agora?", "user_id": "bia"}).json()
     assert "Aveiro" in answer["answer"].splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["A nossa casa nova em construção atrasou outra vez.", "Meu apartamento novo no centro é barulhento."],
+)
+def test_a_new_home_named_by_no_place_is_no_move(text):
+    """ "Em construção", "no centro": no name of a place (a place is named with a capital), no home read."""
+    from memories.ingest.statements import statement_read
+
+    assert "residence" not in statement_read(f"Bia: {text}", "pt", None).slots

@@ -31,14 +31,16 @@ def test_the_block_compares_stored_readings_not_the_text_read_again(api, kb):
 
 def test_homes_said_on_the_way_are_read_in_memories_stored_before_by_the_migration(api, kb):
     """Migration 0028 reads the English, German and Portuguese memories again: "We've moved up the coast to
-    Skerries", stored when no home was read in it, gets its residence."""
+    Skerries", stored when no home was read in it (and, as an earlier release stored English, with no language),
+    gets its residence."""
     import importlib
 
     from django.db import connection
 
     say(api, "We've moved up the coast to Skerries, the commute is grim.")
     home = Memory.objects.get(text__contains="Skerries")
-    Memory.objects.filter(pk=home.pk).update(reading={**home.reading, "slots": {}, "hints": []})  # as stored before
+    stored = {**home.reading, "slots": {}, "hints": []}
+    Memory.objects.filter(pk=home.pk).update(reading=stored, language="")  # as stored before
     migration = importlib.import_module("memories.migrations.0028_homes_on_the_way_reread")
     with connection.schema_editor() as editor:
         migration.reread(None, editor)

@@ -313,7 +313,7 @@ def test_a_statement_that_only_asks_or_answers_the_bots_question_ranks_below_one
 def test_a_statement_the_ranking_puts_clearly_first_answers_though_it_shares_no_word():
     """ "What car does he have now?": "picked up a grey Hyundai Ioniq yesterday" shares no word with it, but is
     much closer in meaning and said later than the one sharing "car" ("the car payment is killing my budget"); the
-    ranking puts it first by more than ``ANSWER_RANK_MARGIN``, so it answers. The same statement ranking only near
+    ranking puts it first by at least ``ANSWER_RANK_MARGIN``, so it answers. The same statement ranking only near
     the one that shares a word does not: small talk does not answer by ranking near an answer."""
     from memories.recall.answer_ranking import ANSWER_RANK_MARGIN
 
@@ -342,3 +342,22 @@ def test_the_current_one_asks_how_things_stand_now_unless_asked_what_came_before
     with languages.override(code):
         assert Question.read(now).now and not Question.read(now).before
         assert Question.read(before).before and not Question.read(before).now
+
+
+@pytest.mark.parametrize(
+    ("code", "question"),
+    [("en", "Who was Omar's former boss, not his current one?"),
+     ("es", "¿Quién era el jefe anterior de Omar, no el actual?"),
+     ("de", "Wer war Omars ehemaliger Chef, nicht der jetzige?"),
+     ("pt", "Qual era o emprego anterior do Omar, não o atual?")],
+)  # fmt: skip
+def test_the_former_one_beside_the_current_one_asks_how_things_were_before(code, question):
+    """ "His former boss, not his current one": the adjective of now does not undo "former", which asks about
+    before (it did while "current" was read as "now" is)."""
+    with languages.override(code):
+        assert Question.read(question).before and not Question.read(question).now
+
+
+def test_a_current_account_asks_nothing_of_now():
+    """ "Current account", "current affairs": a thing's name, not the one that holds now."""
+    assert not Question.read("Which bank holds Omar's current account?").now
