@@ -115,7 +115,8 @@ start of stop 70 by helpers who read neither the code nor any other set, sealed.
 (0cc8664), offline, block / block stale / block only old / ask / ask stale / small talk: German 0.897 / 1 / 1 / 0.603
 / 3 / 26 (asked in English 0.956 / 5 / 2 / 0.662 / 5 / 23; its English translation 0.941 / 2 / 2 / 0.735 / 3 / 18:
 ratio 0.95), Portuguese 0.929 / 9 / 4 / 0.614 / 9 / 27 (0.957 / 9 / 3 / 0.643 / 6 / 21; English 0.943 / 12 / 3 /
-0.657 / 7 / 21: ratio 0.98).
+0.657 / 7 / 21: ratio 0.98). At the stop's end (5f30069): German ask 0.618 (asked in English 0.691; its translation
+0.765), Portuguese ask 0.757 (0.671; 0.686), every block figure the same.
 
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read

@@ -83,8 +83,8 @@ sealed, and measured unread on stop 68's code (b13d2ca): offline 0.989 / 1 / 0.7
 2; oracle replay 0.956 / 0 / 0.944 / 1; read at stop 70 to find why ask misses (in-sample since).
 ``truth_cases_sealed10.json`` (8 end users, 96 questions, 43 about a change, 31 changed facts; each user's own chat
 over 6,000 characters) was written at the start of stop 70 the same way, sealed, and measured unread on stop 69's
-code (0cc8664): offline 0.917 / 6 / 0.688 / 29, block only old 5, ask stale 2. A set read for tuning measures only
-what was tuned on it.
+code (0cc8664): offline 0.917 / 6 / 0.688 / 29, block only old 5, ask stale 2; at the stop's end (5f30069) 0.917 / 6
+/ 0.708 / 28, oracle replay 0.938 / 0 / 0.938 / 0. A set read for tuning measures only what was tuned on it.
 """
 
 from __future__ import annotations
