@@ -1,6 +1,6 @@
 """The memories in English, German and Portuguese read again: an earlier release read no home in "we moved up the
-coast to Skerries", "meine neue Wohnung in Pankow" or "meu apartamento novo em Niterói". Only the readings that
-change are written."""
+coast to Skerries", "I quit my job and moved to Cobh", "meine neue Wohnung in Pankow" or "meu apartamento novo em
+Niterói". Only the readings that change are written."""
 
 import json
 

@@ -179,6 +179,15 @@ _PATTERNS = [
         not_first=_NOT_HOMES,
         not_after=_VISIT,
     ),
+    # A move said after what else one did, the subject said once: "I quit my job and moved to Berlin", "we sold the
+    # house and moved up the coast to Nelson" (not "My mum retired and moved to Spain": she moved).
+    _p(
+        "residence",
+        r"(?:i|we)(?:'ve| have)? (?:[\w'-]+ ){1,5}?and (?:then |finally |just )?" + _LIVED,
+        hints=_HOME_HINTS,
+        not_first=_NOT_HOMES,
+        not_after=_VISIT,
+    ),
     # No subject, as people chat, opening a sentence: "live w 2 roommates in Logan Square", "moved in w jess in…".
     _p(
         "residence",

@@ -222,11 +222,13 @@ def test_leaving_an_unnamed_place_ends_nothing():
         ("Nico: moved back home to Sligo after the lease ran out", "sligo"),
         ("Nico: We relocated across the country to Kerry.", "kerry"),
         ("Nico: I moved out west to Galway in May.", "galway"),
+        ("Nico: I quit the bank and moved to Cobh.", "cobh"),
+        ("Nico: We sold the van and then moved back home to Tralee.", "tralee"),
     ],
 )
 def test_a_home_is_read_however_it_is_said(text, place):
-    """Where one lives, said through a home of one's own, who one lives with, where one is based, or which way one
-    moved to it ("up the coast", "back home")."""
+    """Where one lives, said through a home of one's own, who one lives with, where one is based, which way one
+    moved to it ("up the coast", "back home"), or after what else one did ("quit the bank and moved to…")."""
     assert statement(text).slots["residence"] == place
 
 
@@ -238,6 +240,7 @@ def test_a_home_is_read_however_it_is_said(text, place):
         "Nico: We moved down the road to the pub after.",
         "Nico: The team moved over to Slack last week.",
         "Nico: I moved away to university at eighteen.",
+        "Nico: My aunt sold her shop and moved to Kinsale.",
     ],
 )
 def test_a_move_up_down_or_over_to_something_is_no_home(text):
