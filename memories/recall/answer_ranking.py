@@ -191,13 +191,17 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
         for c in out:
             c.answers = c.answers or close.get(c.pk, 0.0) >= floor
     out.sort(key=lambda c: -c.score)
-    # What the ranking puts clearly above every statement that answers by what it shares answers too: the ranking
-    # weighs what no shared word tells ("What car does he drive now?": "picked up a used Ioniq yesterday"). Where
-    # none answers so, none does by its score alone: ask then does not remember, rather than quote small talk.
-    if (best := next((c.score for c in out if c.answers), None)) is not None:
-        for c in out:
-            c.answers = c.answers or c.score >= best + ANSWER_RANK_MARGIN
+    _answering_by_rank(out)
     return out
+
+
+def _answering_by_rank(candidates: list[Candidate]) -> None:
+    """What the ranking puts clearly above every statement that answers by what it shares answers too: the ranking
+    weighs what no shared word tells ("What car does he drive now?": "picked up a used Ioniq yesterday"). Where none
+    answers so, none does by its score alone: ask then does not remember, rather than quote small talk."""
+    if (best := next((c.score for c in candidates if c.answers), None)) is not None:
+        for c in candidates:
+            c.answers = c.answers or c.score >= best + ANSWER_RANK_MARGIN
 
 
 def _asked_words(question: str) -> list[str]:
