@@ -87,7 +87,8 @@ users each, 68 questions each, 32 about a change; each user's own chat over 6,00
 indirectly beside chat that only looks like one), written at the start of stop 67 by a helper who read neither the
 code nor any other set, sealed. Measured unread on stop 66's code (6689ef9), offline, block / block stale / block only
 old / ask / ask stale / small talk: Spanish 0.926 / 1 / 1 / 0.765 / 1 / 16 (asked in English 0.941 / 2 / 2 / 0.618 /
-4 / 23), French 0.971 / 5 / 1 / 0.706 / 5 / 20 (0.941 / 5 / 1 / 0.603 / 10 / 27).
+4 / 23), French 0.971 / 5 / 1 / 0.706 / 5 / 20 (0.941 / 5 / 1 / 0.603 / 10 / 27). Its French cases were read at stop
+71 to find why a French reader of statements cost ask (in-sample since).
 
 ``--cases sealed10`` asks ``benchmarks/language_cases_sealed10/`` (German of Germany, Austria and Switzerland and
 Portuguese of Brazil and Portugal, four users each, 64 and 69 questions, 33 and 35 about a change; each user's own chat
@@ -117,6 +118,16 @@ start of stop 70 by helpers who read neither the code nor any other set, sealed.
 ratio 0.95), Portuguese 0.929 / 9 / 4 / 0.614 / 9 / 27 (0.957 / 9 / 3 / 0.643 / 6 / 21; English 0.943 / 12 / 3 /
 0.657 / 7 / 21: ratio 0.98). At the stop's end (5f30069): German ask 0.618 (asked in English 0.691; its translation
 0.765), Portuguese ask 0.757 (0.671; 0.686), every block figure the same.
+
+``--cases sealed13`` asks ``benchmarks/language_cases_sealed13/`` (Spanish of Spain, Mexico, Argentina and Colombia,
+German of north and south Germany, Austria and Switzerland, French of France, Belgium, Quebec and Senegal; four users
+each, 72, 71 and 72 questions, 32, 31 and 32 about a change; each user's own chat over 6,000 characters), with each
+language's English translation, written at the start of stop 71 by helpers who read neither the code nor any other
+set, sealed. Measured unread on stop 70's code (97d40ee), offline, block / block stale / block only old / ask / ask
+stale / small talk: Spanish 0.931 / 9 / 3 / 0.750 / 11 / 17 (asked in English 0.986 / 7 / 1 / 0.750 / 8 / 16; its
+English translation 0.972 / 5 / 1 / 0.806 / 7 / 13: ratio 0.96), German 0.817 / 8 / 5 / 0.606 / 14 / 28 (0.831 / 6 /
+6 / 0.662 / 9 / 24; English 0.944 / 7 / 2 / 0.732 / 9 / 19: ratio 0.87), French 0.889 / 5 / 5 / 0.681 / 8 / 23 (0.944
+/ 3 / 2 / 0.736 / 4 / 16; English 0.875 / 4 / 4 / 0.694 / 6 / 22: ratio 1.02).
 
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read
@@ -170,6 +181,7 @@ SEALED9 = Path(__file__).with_name("language_cases_sealed9")
 SEALED10 = Path(__file__).with_name("language_cases_sealed10")
 SEALED11 = Path(__file__).with_name("language_cases_sealed11")
 SEALED12 = Path(__file__).with_name("language_cases_sealed12")
+SEALED13 = Path(__file__).with_name("language_cases_sealed13")
 PROBE = Path(__file__).with_name("language_cases_probe")
 LANGUAGES = ("es", "de", "fr", "pt", "en")
 KNOWLEDGE = "knowledge_es.json"
@@ -191,6 +203,7 @@ def run() -> dict:
         "dev": DEV, "blind": BLIND, "sealed2": SEALED2, "sealed3": SEALED3, "sealed4": SEALED4, "sealed5": SEALED5,
         "sealed6": SEALED6, "sealed7": SEALED7, "sealed8": SEALED8,
         "sealed9": SEALED9, "sealed10": SEALED10, "sealed11": SEALED11, "sealed12": SEALED12,
+        "sealed13": SEALED13,
         "probe": PROBE,
     }  # fmt: skip
     named = truth.cases_named(sys.argv[1:], "")

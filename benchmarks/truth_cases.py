@@ -43,6 +43,7 @@ CASE_FILES = {
     "sealed8": HERE / "truth_cases_sealed8.json",
     "sealed9": HERE / "truth_cases_sealed9.json",
     "sealed10": HERE / "truth_cases_sealed10.json",
+    "sealed11": HERE / "truth_cases_sealed11.json",
 }
 FILLER = HERE / "truth_filler.json"
 # What each user has said, padding included, at least: more than the 4,000-character block can hold.
