@@ -1,12 +1,13 @@
 """German, French and Portuguese read offline as far as their words go (kbsite/languages/de, fr, pt): small talk
 says nothing, a short fact is kept, a question's period and subjects are read, a relative is found by name.
-Sentences of our own."""
+Statements and changes they do not read yet. Sentences of our own."""
 
 from __future__ import annotations
 
 import pytest
 
 from kbsite import languages
+from memories.ingest.statements import statement
 from memories.recall.concepts import concept_words, slots_asked
 from memories.recall.query import query_period
 from memories.text import content_words, is_salient
@@ -107,6 +108,13 @@ def test_a_question_about_a_trip_is_not_read_as_asking_how_one_gets_around():
     """ "Wohin fährt sie im Urlaub?" asks about travel, not what she drives."""
     with languages.override("de"):
         assert "fahrrad" not in concept_words("Wohin fährt sie im Urlaub?")
+
+
+def test_statements_in_a_language_without_readers_state_nothing_but_their_speaker():
+    """French has no statement reader yet: a fact gives its speaker and no attribute."""
+    with languages.override("fr"):
+        said = statement("Julie: J'habite maintenant à Rennes.")
+    assert said.speaker == "julie" and said.slots == {}
 
 
 def test_a_relative_is_named_in_each_language():
