@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks import harness, truth
 from benchmarks.truth_cases import CASE_FILES, load, padded, sealed
-from benchmarks.truth_score import holds
+from benchmarks.truth_score import COMPOUNDING, holds
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).parent
@@ -83,6 +83,7 @@ def _measure(path: Path, env: dict) -> list[dict]:
         from memories.recall.answers import ask_candidates
 
         kb = KnowledgeBase.objects.get(name=truth.KB)
+        compounds = cases.get("language", "en") in COMPOUNDING
         out = []
         for q in cases["questions"]:
             end_user = EndUser.objects.get(bot_id=kb.bot_id, external_id=q["user_id"])
@@ -93,7 +94,7 @@ def _measure(path: Path, env: dict) -> list[dict]:
                     {
                         "m": c.measures,
                         "answers": c.answers,
-                        "names": holds(c.text, q["expect"], history=True),
+                        "names": holds(c.text, q["expect"], history=True, compounds=compounds),
                         "text": c.text,
                         "question": q["question"],
                     }

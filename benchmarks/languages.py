@@ -127,7 +127,9 @@ set, sealed. Measured unread on stop 70's code (97d40ee), offline, block / block
 stale / small talk: Spanish 0.931 / 9 / 3 / 0.750 / 11 / 17 (asked in English 0.986 / 7 / 1 / 0.750 / 8 / 16; its
 English translation 0.972 / 5 / 1 / 0.806 / 7 / 13: ratio 0.96), German 0.817 / 8 / 5 / 0.606 / 14 / 28 (0.831 / 6 /
 6 / 0.662 / 9 / 24; English 0.944 / 7 / 2 / 0.732 / 9 / 19: ratio 0.87), French 0.889 / 5 / 5 / 0.681 / 8 / 23 (0.944
-/ 3 / 2 / 0.736 / 4 / 16; English 0.875 / 4 / 4 / 0.694 / 6 / 22: ratio 1.02).
+/ 3 / 2 / 0.736 / 4 / 16; English 0.875 / 4 / 4 / 0.694 / 6 / 22: ratio 1.02). German scored again once the scorer
+read compounds (stop 71, the same code: "Rudersaison" names "Ruder"): 0.859 / 5 / 3 / 0.676 / 14 / 23 (0.901 / 3 / 3 /
+0.732 / 9 / 19; ratio 0.91).
 
 ``--cases probe`` asks ``benchmarks/language_cases_probe/`` (Spanish: four users of four registers, 34 sessions,
 42 questions, 20 about a change, four of them the last of two changes), written at stop 56 by a helper who read

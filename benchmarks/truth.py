@@ -112,7 +112,7 @@ import requests
 
 from benchmarks import harness
 from benchmarks.truth_cases import CASE_FILES, load, padded, sealed, user_chars
-from benchmarks.truth_score import holds, stale_units
+from benchmarks.truth_score import COMPOUNDING, holds, stale_units
 from kbsite import languages
 
 KB = "truth"
@@ -356,16 +356,17 @@ def _ask_all(url: str, headers: dict, cases: dict, replay: ScriptedLLM | None) -
         answer = response.json()
         stale, expect = question.get("stale", []), question["expect"]
         history = "history" in question.get("tags", [])
+        compounds = cases.get("language", "en") in COMPOUNDING  # the chat's language, whichever the question's
         outcomes.append(
             Outcome(
                 question=question,
                 block=block,
                 answer=answer["answer"],
                 ask_mode=answer["mode"],
-                block_holds=holds(block, expect, history=history),
-                block_stale=stale_units(block, stale, expect),
-                ask_holds=holds(answer["answer"], expect, history=history, sentences=True),
-                ask_stale=stale_units(answer["answer"], stale, expect, sentences=True),
+                block_holds=holds(block, expect, history=history, compounds=compounds),
+                block_stale=stale_units(block, stale, expect, compounds=compounds),
+                ask_holds=holds(answer["answer"], expect, history=history, sentences=True, compounds=compounds),
+                ask_stale=stale_units(answer["answer"], stale, expect, sentences=True, compounds=compounds),
             )
         )
     return outcomes

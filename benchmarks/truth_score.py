@@ -5,7 +5,9 @@ A text is judged in units: the block's lines (its entries), and an answer's sent
 period, as German writes "am 12. November", does not end one). A sentence of an answer belongs to the quote it is
 in: one that opens with no date or mark of its own takes those its quote opened with ("(2024-01-14) Ramesh: Slowly.
 Every morning I walk in KBR Park now." is two units dated 2024-01-14). Matching is
-case-insensitive on whole words ("cat" is not in "category").
+case-insensitive on whole words ("cat" is not in "category"); in a language that writes compounds as one word
+(``COMPOUNDING``: German, Dutch, the Scandinavian languages), a value also names the compound it opens ("Ruder" is in
+"Rudersaison", "Birke" in "Birkenpollen", "Latein" in "Lateinlehrerin"), the rest following in lower case.
 
 - A unit is **marked earlier** when the product says so in it: its "(earlier…)" marker (the block's
   "(earlier, until 2024-07-14) …", the LLM prompt's "(earlier, no longer true) …"). Wording of the chat itself
@@ -36,12 +38,21 @@ OPENING = re.compile(
 )
 
 
-def mentions(text: str, phrase: str) -> bool:
-    return re.search(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", text, re.I) is not None
+# The languages that write a compound as one word, whose first part may be the value asked for.
+COMPOUNDING = frozenset({"de", "nl", "sv", "da", "no"})
+# What ends a value: the end of a word, or, in a compounding language, the rest of a compound it opens (three letters
+# or more, in lower case).
+_WORD_END = r"(?!\w)"
+_COMPOUND_END = r"(?:(?!\w)|(?=(?-i:[a-zäöüßåæø]){3}))"
 
 
-def names_any(text: str, phrases: list[str]) -> bool:
-    return any(mentions(text, phrase) for phrase in phrases)
+def mentions(text: str, phrase: str, compounds: bool = False) -> bool:
+    end = _COMPOUND_END if compounds else _WORD_END
+    return re.search(r"(?<!\w)" + re.escape(phrase) + end, text, re.I) is not None
+
+
+def names_any(text: str, phrases: list[str], compounds: bool = False) -> bool:
+    return any(mentions(text, phrase, compounds) for phrase in phrases)
 
 
 def units(text: str, *, sentences: bool) -> list[tuple[str, str]]:
@@ -80,24 +91,28 @@ def _when(unit: str, opening: str) -> date | None:
     return dated(unit) or dated(opening)
 
 
-def holds(text: str, expect: list[str], *, history: bool = False, sentences: bool = False) -> bool:
+def holds(
+    text: str, expect: list[str], *, history: bool = False, sentences: bool = False, compounds: bool = False
+) -> bool:
     """Whether ``text`` holds the needed fact: a unit not marked earlier (any unit, asked about the past) names one
-    of ``expect``."""
+    of ``expect`` (``compounds``: the text's language writes compounds as one word)."""
     return any(
-        names_any(unit, expect) and (history or not _marked(unit, opening))
+        names_any(unit, expect, compounds) and (history or not _marked(unit, opening))
         for unit, opening in units(text, sentences=sentences)
     )
 
 
-def stale_units(text: str, stale: list[str], expect: list[str], *, sentences: bool = False) -> list[str]:
+def stale_units(
+    text: str, stale: list[str], expect: list[str], *, sentences: bool = False, compounds: bool = False
+) -> list[str]:
     """The units of ``text`` that present one of ``stale`` as current (see the module's docstring)."""
     if not stale:
         return []
     all_units = units(text, sentences=sentences)
-    current = [_when(u, o) for u, o in all_units if names_any(u, expect) and not _marked(u, o)]
+    current = [_when(u, o) for u, o in all_units if names_any(u, expect, compounds) and not _marked(u, o)]
     found = []
     for unit, opening in all_units:
-        if not names_any(unit, stale) or _marked(unit, opening) or names_any(unit, expect):
+        if not names_any(unit, stale, compounds) or _marked(unit, opening) or names_any(unit, expect, compounds):
             continue
         when = _when(unit, opening)
         if when is not None and any(later is not None and later > when for later in current):

@@ -84,3 +84,18 @@ def test_a_quotes_date_is_not_a_value_of_the_sentences_that_follow_it():
     answer = "(2024-05-30) Rosa: Cake! I turned 31 last week."
     assert stale_units(answer, ["30"], ["31"], sentences=True) == ["(2024-05-30) Rosa: Cake!"]
     assert holds("(2024-03-14) Lena: It's my birthday today!", ["03-14"], sentences=True)
+
+
+def test_in_a_language_that_writes_compounds_as_one_word_a_value_names_the_compound_it_opens():
+    """German writes "Rudersaison", "Birkenpollen", "Lateinlehrerin" as one word: each names the sport, the pollen
+    and the subject asked for (the whole-word match missed them). Not in English ("cat" is not in "category"), nor
+    where the rest is a capitalised word of its own, and a replaced value in a compound is stale the same way."""
+    answer = "(2026-08-16) Seraina: Die Rudersaison geht bis Oktober."
+    assert holds(answer, ["Ruder"], sentences=True, compounds=True)
+    assert not holds(answer, ["Ruder"], sentences=True)
+    assert holds("- Als Lateinlehrerin liegt mir diese Fahrt am Herzen.", ["Latein"], compounds=True)
+    assert not holds("- The category was wrong.", ["cat"])
+    assert not holds("- Wir fahren nach KölnBonn.", ["Köln"], compounds=True)
+    block = "- (2025-03-01) Seraina: Das Unihockeytraining ist am Dienstag."
+    assert stale_units(block, ["Unihockey"], ["Ruder"], compounds=True) == [block]
+    assert stale_units(block, ["Unihockey"], ["Ruder"]) == []
