@@ -18,7 +18,8 @@ case-insensitive on whole words ("cat" is not in "category"); in a language that
 - A unit **presents a replaced value as current** when it names one of ``stale``, is not marked earlier, names no
   ``expect`` value itself (it then shows the change: "swapped the Golf for a Tesla"), and no unit of the text that
   holds the fact is dated later than it. A unit's date is the first ISO date it shows ("(2024-07-14) …", "On
-  2024-07-14: …"), else its quote's; a unit without one is never outdated by another.
+  2024-07-14: …"), or the date in words a quote opens with (ask's, asked when: "(July 14, 2024) …", "(14 de julio de
+  2024) …", "(14. Juli 2024) …"), else its quote's; a unit without one is never outdated by another.
 - Values are looked for in the unit as written, its own date included (a birthday answered by the day it was said:
   "(2024-03-14) It's my birthday today!"), not in the date of the quote it only belongs to.
 """
@@ -27,14 +28,25 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import cache
+
+from kbsite import languages
 
 EARLIER = re.compile(r"\(earlier\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 # What opens a quote, after a block entry's "- [memory 12, doc faq#0] ": its date, "(2024-01-14)" (an insight's span,
-# "(2023-11-05 – 2024-10-01)"), or the product's mark, "(earlier, until …)".
+# "(2023-11-05 – 2024-10-01)"; ask's in words, asked when: "(July 14, 2024)"), or the product's mark, "(earlier,
+# until …)".
 OPENING = re.compile(
-    r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?)\))?", re.I
+    r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?"
+    r"(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?|[^()]{5,40}\b(?:19|20)\d\d)\))?",
+    re.I,
+)
+# A date in words in brackets: "(July 14, 2024)", "(14 de julio de 2024)", "(14. Juli 2024)", "(14 juillet 2024)".
+IN_WORDS = re.compile(
+    r"\((?:(?P<day>[0-3]?\d)\.?\s+(?:de\s+)?(?P<month>[^\W\d_]+)|(?P<month2>[^\W\d_]+)\s+(?P<day2>[0-3]?\d),?)"
+    r"\s+(?:de\s+)?(?P<year>(?:19|20)\d\d)\)"
 )
 
 
@@ -78,7 +90,18 @@ def dated(unit: str) -> date | None:
             return date(*map(int, match.groups()))
         except ValueError:
             return None
+    if (match := IN_WORDS.search(unit)) and (month := _months().get((match["month"] or match["month2"]).lower())):
+        try:
+            return date(int(match["year"]), month, int(match["day"] or match["day2"]))
+        except ValueError:
+            return None
     return None
+
+
+@cache
+def _months() -> dict[str, int]:
+    """Each month's name to its number, in every language read offline (kbsite.languages: the product's own names)."""
+    return {name: n for code in languages.READ for name, n in languages.get(code).words.MONTHS.items()}
 
 
 def _marked(unit: str, opening: str) -> bool:

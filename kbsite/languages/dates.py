@@ -1,11 +1,14 @@
 """Months and dates in a language's words: the shapes of dates in languages that write them as "16 <month> 2023"
 (with the language's own connecting words), built from its month names (the patterns query periods are read with),
-and whether a word names a month."""
+whether a word names a month, and a day written as the language writes it for a reader."""
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from functools import cache
+
+from django.utils import formats, translation
 
 from kbsite import languages
 
@@ -43,3 +46,12 @@ def _full_months(code: str) -> frozenset[str]:
         for name, n in months_.items()
         if not any(o != name and o.startswith(name) and m == n for o, m in months_.items())
     )
+
+
+def in_words(day: date, code: str) -> str:
+    """``day`` as a reader of language ``code`` writes it ("14 September 2024", "14 de septiembre de 2024",
+    "14. September 2024", "14 septembre 2024"): in the format the language's package gives (``DATE_IN_WORDS``), else
+    Django's date format of the language (its locale formats), the month in full, named in the language."""
+    with translation.override(code):
+        written = getattr(languages.get(code).words, "DATE_IN_WORDS", None) if code in languages.READ else None
+        return formats.date_format(day, written or formats.get_format("DATE_FORMAT").replace("N", "F"))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from kbsite import budgets, languages
 from kbsite.ai import llm
 from kbsite.caller import Caller
+from kbsite.languages import dates
 from kbsite.languages.detection import query_language
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
@@ -93,7 +94,9 @@ def _extractive(
     if asked.now:  # asked how things stand now: what was said later of the same thing goes before what it came with
         scored = sorted(_later_first(scored, asked.slots), key=lambda c: -c.score)
     chosen = [c.hit for c in _chosen(scored, asked_now=asked.now)]
-    return _answer(chosen, earlier, end_user_id, asked_before=asked.before, answers=_answering(asked))
+    return _answer(
+        chosen, earlier, end_user_id, asked_before=asked.before, asked_when=asked.when, answers=_answering(asked)
+    )
 
 
 def _ranked(
@@ -166,13 +169,15 @@ def _answer(
     end_user_id: int | None,
     *,
     asked_before: bool = False,
+    asked_when: bool = False,
     answers: Callable[[Hit], bool] = lambda hit: True,
 ) -> tuple[str, list[int]]:
     """The chosen statements quoted, a line each, each after what the end user said later of the same thing (one that
     only asks, "So is it fast?", states no newer value; one that does not ``answers`` the question, after it), each
     dated when they were said on different days; and the ids. Asked how things were before, each comes after what
     the end user said before it of the same thing too (a retired statement included: what held before the
-    change)."""
+    change). Asked when, each is dated, in words of the question's language: when it was said is the answer, or
+    how to tell it ("(14 September 2024) Rosa: I started at the bakery today")."""
     later = {
         shown: after
         for shown, after in later_statements(chosen, end_user_id, {}).items()
@@ -186,7 +191,7 @@ def _answer(
     dated = len({said(hit).date() for hit in quoted}) > 1  # said on different days: each says when
     texts, cited = [], []
     for hit in quoted:
-        text, ids = _quoted(hit, earlier, dated=dated)
+        text, ids = _quoted(hit, earlier, dated=dated, in_words=asked_when)
         texts.append(text)
         cited += ids
     return "\n".join(text for text in texts if text), cited  # a quote a line: its date is plainly its own
@@ -289,16 +294,19 @@ def _chosen(scored: list[Candidate], *, asked_now: bool) -> list[Candidate]:
     return out
 
 
-def _quoted(hit: Hit, earlier: dict, dated: bool = False) -> tuple[str, list[int]]:
+def _quoted(hit: Hit, earlier: dict, dated: bool = False, in_words: bool = False) -> tuple[str, list[int]]:
     """A hit's statements that are not held earlier (those of one turn found together, in the turn's order), dated
     when they speak of a time relative to when they were said, or ``dated`` (one of several quoted, said on other
-    days); and their ids (none: nothing to quote)."""
+    days), or ``in_words`` (asked when: the date in words of the question's language); and their ids (none: nothing
+    to quote)."""
     parts = [(pk, text) for pk, text in hit.parts or [(hit.id, hit.text)] if ("memory", pk) not in earlier]
     if not parts:
         return "", []
     text = joined_text(parts).strip()[:ANSWER_CHARS]
     when = hit.valid_from or hit.created_at
-    if when and (dated or languages.current().words.RELATIVE_TIME.search(text)):
+    if when and in_words:
+        text = f"({dates.in_words(when.date(), languages.current_code())}) {text}"
+    elif when and (dated or languages.current().words.RELATIVE_TIME.search(text)):
         text = f"({when:%Y-%m-%d}) {text}"  # as the context block dates a fact, in any language
     return text, [pk for pk, _ in parts]
 

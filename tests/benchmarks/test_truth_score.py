@@ -99,3 +99,18 @@ def test_in_a_language_that_writes_compounds_as_one_word_a_value_names_the_compo
     block = "- (2025-03-01) Seraina: Das Unihockeytraining ist am Dienstag."
     assert stale_units(block, ["Unihockey"], ["Ruder"], compounds=True) == [block]
     assert stale_units(block, ["Unihockey"], ["Ruder"]) == []
+
+
+def test_a_quote_dated_in_words_is_dated_as_one_dated_in_digits():
+    """Asked when, ask dates its quotes in words of the question's language: "(March 2, 2025)", "(2 de marzo de
+    2025)", "(2. März 2025)". Each is a date as "(2025-03-02)" is: a sentence after it takes it, and a newer value so
+    dated outdates an older one."""
+    from benchmarks.truth_score import dated
+
+    assert dated("(March 2, 2025) Rosa: Big week.") == dated("(2 de marzo de 2025) Rosa: ¡Qué semana!")
+    assert dated("(2. März 2025) Rosa: Was für eine Woche.") == dated("(2025-03-02) Rosa: Big week.")
+    answer = "(March 2, 2025) Rosa: Big week. Got the keys in Glasgow!\n(June 1, 2024) Rosa: I rent in Leeds."
+    assert stale_units(answer, ["Leeds"], ["Glasgow"], sentences=True) == []
+    older = "(June 1, 2024) Rosa: Hi. I rent in Glasgow.\n(March 2, 2025) Rosa: Busy. Leeds next year maybe."
+    assert stale_units(older, ["Glasgow"], ["Leeds"], sentences=True) == []
+    assert stale_units(older, ["Leeds"], ["Glasgow"], sentences=True) == ["Leeds next year maybe."]

@@ -75,6 +75,9 @@ QUERY_STOPWORDS = frozenset(
 )
 
 
+# A date written for a reader (Django's format): day, month in full, year, "14 September 2024", as most of the
+# English-speaking world writes it (the United States' "September 14, 2024" aside).
+DATE_IN_WORDS = "j F Y"
 MONTHS = {
     name: number
     for number, names in enumerate(
