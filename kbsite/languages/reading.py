@@ -1,6 +1,7 @@
 """The shapes every language's readers give: what a text states of one person's one-valued attributes
 (:class:`Statement`) and what it says has changed (:class:`Change`), how two statements compare, and the walk a
-reader of statements takes over a text (:func:`read_statement`). No language's words: each language's package reads
+reader of statements takes over a text (:func:`read_statement`), with the speaker's name a text opens with
+(:func:`speaker_label`). No language's words: each language's package reads
 texts into these with its own parts (``<code>/statements.py``, ``<code>/changes.py``)."""
 
 from __future__ import annotations
@@ -26,6 +27,20 @@ class Statement:
     whole: bool = False
 
 
+# The most words of the speaker's name a statement opens with, as ingest writes a turn's ("Ana María: …").
+SPEAKER_WORDS = 3
+
+
+def speaker_label(text: str) -> tuple[str, str] | None:
+    """The speaker's name ``text`` opens with, as ingest writes a turn's speaker ("Ana María: I moved to Lisbon."),
+    and what they said; None when it opens with none: a name is at most ``SPEAKER_WORDS`` words and ends no sentence
+    ("Big news. Update: …" is said)."""
+    speaker, colon, said = text.partition(": ")
+    if colon and said and len(speaker.split()) <= SPEAKER_WORDS and not re.search(r"[.!?]", speaker):
+        return speaker.strip(), said
+    return None
+
+
 def read_statement(
     text: str,
     *,
@@ -45,10 +60,8 @@ def read_statement(
     first-person text states across its sentences. ``own``: the text is known to be its speaker's own words (an
     offline fact of a user's turn, the speaker named or not), so that no sentence is taken for someone else's
     ("Trabajo de enfermera…": Spanish drops the "I", and "Trabajo" is no one); None: told from the text."""
-    speaker, _, said = text.partition(": ")
-    named = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    if not named:
-        speaker, said = "", text
+    named = (label := speaker_label(text)) is not None
+    speaker, said = label or ("", text)
     own = named or (first_person.search(text) is not None if own is None else own)
     found = Statement(speaker=speaker.strip().lower())
     covered = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from kbsite.languages.reading import Statement
+from kbsite.languages.reading import Statement, speaker_label
 
 NAME_RUN = re.compile(r"\b[^\W\d_][\w'’-]*(?: [^\W\d_][\w'’-]*)*")
 NOT_THINGS: frozenset[str] = frozenset()
@@ -15,6 +15,5 @@ PARTS: re.Pattern | None = None
 
 def statement(text: str, own: bool | None = None) -> Statement:
     """The speaker an offline fact names ("Jonas: …"), if any (``own`` tells nothing more here)."""
-    speaker, _, said = text.partition(": ")
-    first_person = bool(said) and len(speaker.split()) <= 3 and not re.search(r"[.!?]", speaker)
-    return Statement(speaker=speaker.strip().lower() if first_person else "")
+    speaker, _ = speaker_label(text) or ("", text)
+    return Statement(speaker=speaker.lower())
