@@ -43,11 +43,6 @@ OPENING = re.compile(
     r"(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?|[^()]{5,40}\b(?:19|20)\d\d)\))?",
     re.I,
 )
-# A date in words in brackets: "(July 14, 2024)", "(14 de julio de 2024)", "(14. Juli 2024)", "(14 juillet 2024)".
-IN_WORDS = re.compile(
-    r"\((?:(?P<day>[0-3]?\d)\.?\s+(?:de\s+)?(?P<month>[^\W\d_]+)|(?P<month2>[^\W\d_]+)\s+(?P<day2>[0-3]?\d),?)"
-    r"\s+(?:de\s+)?(?P<year>(?:19|20)\d\d)\)"
-)
 
 
 # The languages that write a compound as one word, whose first part may be the value asked for.
@@ -90,18 +85,22 @@ def dated(unit: str) -> date | None:
             return date(*map(int, match.groups()))
         except ValueError:
             return None
-    if (match := IN_WORDS.search(unit)) and (month := _months().get((match["month"] or match["month2"]).lower())):
-        try:
-            return date(int(match["year"]), month, int(match["day"] or match["day2"]))
-        except ValueError:
-            return None
+    for words in _read():  # a day in words: "(14 July 2024)", "(14 de julio de 2024)", "(14. Juli 2024)"
+        for precision, pattern in words.DATE_PATTERNS:
+            match = pattern.search(unit) if precision == "day" else None
+            if match and (month := words.MONTHS.get(match["month"].lower().rstrip("."))):
+                try:
+                    return date(int(match["year"]), month, int(match["day"]))
+                except ValueError:
+                    return None
     return None
 
 
 @cache
-def _months() -> dict[str, int]:
-    """Each month's name to its number, in every language read offline (kbsite.languages: the product's own names)."""
-    return {name: n for code in languages.READ for name, n in languages.get(code).words.MONTHS.items()}
+def _read() -> list:
+    """The words of every language read offline (kbsite.languages): their day patterns and month names are the
+    product's own."""
+    return [languages.get(code).words for code in languages.READ]
 
 
 def _marked(unit: str, opening: str) -> bool:

@@ -63,7 +63,7 @@ def read_statement(
     named = (label := speaker_label(text)) is not None
     speaker, said = label or ("", text)
     own = named or (first_person.search(text) is not None if own is None else own)
-    found = Statement(speaker=speaker.strip().lower())
+    found = Statement(speaker=speaker.lower())
     covered = True
     for sentence in (s.strip() for s in sentences.split(said)):
         if not sentence:
