@@ -181,8 +181,8 @@ def _end_user_id(job: JobRun) -> int | None:
 
 def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:
     """Mark ``job`` failed with ``reason`` (retried by itself, backing off, while tries remain; ``retry_now``: at
-    once, for a run lost with its worker) and hand its input back (its kind's release), whatever state the
-    database connection was left in by what stopped the job."""
+    once, for a run lost with its worker) and hand its input back (its kind's release) in the same transaction,
+    whatever state the database connection was left in by what stopped the job."""
     retry_at = job.next_retry_at()
     if retry_at is not None and retry_now:
         retry_at = timezone.now()
@@ -190,13 +190,15 @@ def job_fail(job: JobRun, reason: str, *, retry_now: bool = False) -> None:
         reason = f"{reason} (gave up after {job.tries} tries; retry it from the admin)"
     for attempt in (1, 2):
         try:
-            JobRun.objects.filter(pk=job.pk).update(
-                status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now(), retry_at=retry_at
-            )
-            job_failed.send(sender=JobRun, job=job, error=reason[:2000], retry_at=retry_at)
-            job_type = _TYPES.get(job.kind)
-            if job_type and job_type.release:
-                job_type.release(job, reason)
+            # One transaction: whoever sees the run failed sees its input handed back (a document failed with it).
+            with transaction.atomic():
+                JobRun.objects.filter(pk=job.pk).update(
+                    status=JobRun.Status.FAILED, error=reason[:2000], finished_at=timezone.now(), retry_at=retry_at
+                )
+                job_failed.send(sender=JobRun, job=job, error=reason[:2000], retry_at=retry_at)
+                job_type = _TYPES.get(job.kind)
+                if job_type and job_type.release:
+                    job_type.release(job, reason)
             return
         except DatabaseError:
             if attempt == 2:
