@@ -72,9 +72,9 @@ def later_statements(
     shown: list[Hit], end_user_id: int | None, kb_names: dict[int, str], elsewhere: frozenset[int] = frozenset()
 ) -> dict[int, Hit | int]:
     """For each shown memory of the end user (by the shown hit's id), the latest of their live memories said after
-    it about the same thing: its id when it is shown already, else a hit of it (at most AFTER_MOST of those); one
-    shown ``elsewhere`` in the block (the profile) comes again neither. None for shared facts: they are about
-    anyone."""
+    it about the same thing (or, when none was, after the first statement of its turn joined to it that has one):
+    its id when it is shown already, else a hit of it (at most AFTER_MOST of those); one shown ``elsewhere`` in the
+    block (the profile) comes again neither. None for shared facts: they are about anyone."""
     return _statements_about(shown, end_user_id, kb_names, elsewhere, before=False)
 
 
@@ -88,7 +88,10 @@ def earlier_statements(shown: list[Hit], end_user_id: int | None, kb_names: dict
 def _statements_about(
     shown: list[Hit], end_user_id: int | None, kb_names: dict[int, str], elsewhere: frozenset[int], *, before: bool
 ) -> dict[int, Hit | int]:
-    ids = [h.id for h in shown if h.type == "memory"]
+    # Every statement a hit shows (its turn's joined in): the block shows the whole turn, and what came after a part
+    # of it is what the reader needs when nothing came after the statement it was found by ("Notre Clio a plus de
+    # douze ans" was joined to the kilometres it matched).
+    ids = list(dict.fromkeys(pk for h in shown if h.type == "memory" for pk in h.ids))
     if end_user_id is None or not ids:
         return {}
     fresh, fresh_params = stale_clause("memories_memory", "o")  # vectors of one model only (re-embedding)
@@ -117,7 +120,11 @@ def _statements_about(
                 AFTER_SPREAD,
             ],
         )
-        options = _latest_day(cursor.fetchall(), elsewhere)
+        by_part = _latest_day(cursor.fetchall(), elsewhere)
+    options = {}
+    for hit in shown:
+        if hit.type == "memory" and (part := next((pk for pk in hit.ids if by_part.get(pk)), None)) is not None:
+            options.setdefault(hit.id, by_part[part])
     have = {pk for h in shown if h.type == "memory" for pk in h.ids}
     found: dict[int, Hit | int] = {}
     wanted: dict[int, int] = {}

@@ -267,3 +267,19 @@ def test_asked_how_things_stand_a_later_statement_of_another_thing_does_not_go_b
     chat, news = candidate(4, 8.0, {"arbeit"}), candidate(5, 5.0, set(), follows=4)
     _later_first([chat, news], frozenset({"occupation", "employer"}))
     assert news.score > chat.score
+
+
+def test_what_came_after_any_statement_a_hit_shows_comes_with_it(api, notes):
+    """A turn shown as one hit by the statement the search matched ("It has 180,000 km on the clock."), with the
+    turn's other statement joined in ("My car is an old Golf."): the later "The Golf is gone" comes with the hit,
+    for the block shows the whole turn (nothing came after the matched one). Before, only the matched statement was
+    compared, and nothing came."""
+    say(api, "s1", "My car is an old Golf. It has 180,000 km on the clock.", when="2024-01-02T10:00:00Z")
+    say(api, "s2", "The Golf is gone, I'm on an e-bike now.", when="2024-06-02T10:00:00Z")
+    km, golf = Memory.objects.get(text__contains="180,000"), Memory.objects.get(text__contains="old Golf")
+    assert km.pk != golf.pk
+    shown = Hit(id=km.pk, type="memory", text=km.text, kind=km.kind, parts=[(golf.pk, golf.text)])
+    assert later_statements([Hit(id=km.pk, type="memory", text=km.text, kind=km.kind)], km.end_user_id, {}) == {}
+    (after,) = later_statements([shown], km.end_user_id, {}).values()
+    assert "e-bike" in after.text
+    assert list(later_statements([shown], km.end_user_id, {})) == [km.pk]
