@@ -35,14 +35,10 @@ from kbsite import languages
 EARLIER = re.compile(r"\(earlier\b", re.I)
 SENTENCE = re.compile(r"(?<=[.!?])(?<!\b\d\.)(?<!\b\d\d\.)\s+")  # not after a day written "12." (German)
 DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-# What opens a quote, after a block entry's "- [memory 12, doc faq#0] ": its date, "(2024-01-14)" (an insight's span,
-# "(2023-11-05 – 2024-10-01)"; ask's in words, asked when: "(July 14, 2024)"), or the product's mark, "(earlier,
-# until …)".
-OPENING = re.compile(
-    r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?"
-    r"(\((?:earlier\b[^)]*|\d{4}-\d{2}-\d{2}(?: – \d{4}-\d{2}-\d{2})?|[^()]{5,40}\b(?:19|20)\d\d)\))?",
-    re.I,
-)
+# What may open a quote, after a block entry's "- [memory 12, doc faq#0] ": a bracket; it opens one when it holds a
+# date, "(2024-01-14)" (an insight's span, "(2023-11-05 – 2024-10-01)"; ask's in words, asked when: "(July 14,
+# 2024)"), or is the product's mark, "(earlier, until …)" (see opening()).
+OPENING = re.compile(r"^\s*(?:-\s*)?(?:\[[^\]]*\]\s*)?(\([^()]{5,60}\))?")
 
 
 # The languages that write a compound as one word, whose first part may be the value asked for.
@@ -65,14 +61,21 @@ def names_any(text: str, phrases: list[str], compounds: bool = False) -> bool:
 def units(text: str, *, sentences: bool) -> list[tuple[str, str]]:
     """The units a value is judged in, lines (the block's entries) and also sentences (an answer's), each with the
     opening of the quote it is in (the date or mark it opens with, or else the one its quote opened with; see
-    OPENING)."""
+    opening_of)."""
     out = []
     for line in (line for line in text.splitlines() if line.strip()):
         opening = ""
         for sentence in SENTENCE.split(line) if sentences else [line]:
-            opening = OPENING.match(sentence).group(1) or opening
+            opening = opening_of(sentence) or opening
             out.append((sentence, opening))
     return out
+
+
+def opening_of(sentence: str) -> str:
+    """The date or mark ``sentence`` opens with, else "": a bracket the chat opens a sentence with ("(Honestly, since
+    2019) I rent in Leeds.") is said, and leaves the sentence in the quote it is in."""
+    bracket = OPENING.match(sentence).group(1) or ""
+    return bracket if bracket and (marked_earlier(bracket) or dated(bracket) is not None) else ""
 
 
 def marked_earlier(unit: str) -> bool:

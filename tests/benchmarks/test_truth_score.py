@@ -114,3 +114,16 @@ def test_a_quote_dated_in_words_is_dated_as_one_dated_in_digits():
     older = "(June 1, 2024) Rosa: Hi. I rent in Glasgow.\n(March 2, 2025) Rosa: Busy. Leeds next year maybe."
     assert stale_units(older, ["Glasgow"], ["Leeds"], sentences=True) == []
     assert stale_units(older, ["Leeds"], ["Glasgow"], sentences=True) == ["Leeds next year maybe."]
+
+
+def test_a_bracket_the_chat_opens_a_sentence_with_is_no_date_of_its_quote():
+    """ "(Honestly, since 2019) I rent in Leeds." inside a quote dated 2024-06-01 is that quote's sentence, said then:
+    the newer quote naming Glasgow outdates it. Before, any bracket ending in a year opened a quote of its own, and
+    the sentence, undated, was never outdated. A date in words or the product's mark still opens one."""
+    from benchmarks.truth_score import opening_of
+
+    answer = "(2024-06-01) Rosa: Hi. (Honestly, since 2019) I rent in Leeds.\n(2025-03-02) Rosa: Keys in Glasgow!"
+    assert stale_units(answer, ["Leeds"], ["Glasgow"], sentences=True) == []
+    assert opening_of("(Honestly, since 2019) I rent in Leeds.") == ""
+    assert opening_of("(July 14, 2024) Rosa: Hi.") == "(July 14, 2024)"
+    assert opening_of("- [memory 3] (earlier, until 2024-07-14) Rosa: Hi.") == "(earlier, until 2024-07-14)"
