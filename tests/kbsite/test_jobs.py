@@ -123,6 +123,34 @@ def test_a_failed_job_of_every_kind_is_queued_again(kb):
     )
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_run_is_never_shown_failed_while_its_input_was_not_handed_back(kb, monkeypatch):
+    """Failing a run writes its status and hands its input back (the document shown failed) in one transaction:
+    where handing it back fails, the run is not left failed with its document still "processing" (as a reader
+    between the two writes saw it before); it stays as it was, for the healing to take up."""
+    from dataclasses import replace
+
+    from django.db import DatabaseError
+
+    document, _ = knowledge_services.document_receive_text(kb=kb, content="Bob keeps the door code.", slug="door")
+    job = JobRun.objects.get(kind=JobRun.Kind.DOCUMENT)
+
+    def broken(job, reason):
+        raise DatabaseError("the connection went away")
+
+    monkeypatch.setitem(jobs._TYPES, job.kind, replace(jobs._TYPES[job.kind], release=broken))
+    with pytest.raises(DatabaseError):
+        jobs.job_fail(job, "stopped at the job time limit")
+    job.refresh_from_db()
+    assert job.status != JobRun.Status.FAILED and not job.error
+    monkeypatch.undo()
+    jobs.job_fail(job, "stopped at the job time limit")
+    job.refresh_from_db()
+    document.refresh_from_db()
+    assert job.status == JobRun.Status.FAILED and document.status == document.Status.FAILED
+    assert "stopped at the job time limit" in document.error
+
+
 def test_failing_a_job_hands_back_the_sessions_it_claimed(kb):
     """A run that ended without releasing its claims (killed, stopped) gives them back when it is failed: the
     turns do not wait for the claim to run out."""
