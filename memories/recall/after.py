@@ -127,10 +127,10 @@ def _statements_about(
         )
         by_part = _latest_day(cursor.fetchall(), elsewhere)
     options = {}
-    for hit in shown:
-        if hit.type == "memory" and (part := next((pk for pk in hit.ids if by_part.get(pk)), None)) is not None:
+    for hit in memories:
+        if (part := next((pk for pk in hit.ids if by_part.get(pk)), None)) is not None:
             options.setdefault(hit.id, by_part[part])
-    have = {pk for h in shown if h.type == "memory" for pk in h.ids}
+    have = {pk for h in memories for pk in h.ids}
     found: dict[int, Hit | int] = {}
     wanted: dict[int, int] = {}
     for shown_id, ids in options.items():
