@@ -1,7 +1,7 @@
 """The shapes every language's readers give: what a text states of one person's one-valued attributes
 (:class:`Statement`) and what it says has changed (:class:`Change`), how two statements compare, and the walk a
 reader of statements takes over a text (:func:`read_statement`), with the speaker's name a text opens with
-(:func:`speaker_label`). No language's words: each language's package reads
+(:func:`speaker_label`, :func:`speaker_name`). No language's words: each language's package reads
 texts into these with its own parts (``<code>/statements.py``, ``<code>/changes.py``)."""
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ def speaker_label(text: str) -> tuple[str, str] | None:
     if colon and said and len(speaker.split()) <= SPEAKER_WORDS and not re.search(r"[.!?]", speaker):
         return speaker.strip(), said
     return None
+
+
+def speaker_name(text: str) -> tuple[str, str] | None:
+    """:func:`speaker_label`, when the label is a name: each of its words capitalised ("Ana María: …"). "New
+    address: 12 Park Lane" opens with none: it is said, and its words are the statement's own."""
+    label = speaker_label(text)
+    return label if label and all(word[:1].isupper() for word in label[0].split()) else None
 
 
 def read_statement(

@@ -10,6 +10,7 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.languages import dates
 from kbsite.languages.detection import query_language
+from kbsite.languages.reading import speaker_name
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.recall.after import earlier_statements, later_statements
@@ -32,8 +33,6 @@ Return STRICT JSON: {"answer": "...", "citations": [<memory id>, ...]}"""
 # development sets (read while tuning: in-sample), each measured with weights fitted on the others, ask named the
 # fact for 464 of 624 questions reading 8, 475 reading 16, 474 reading 24 (stop 52).
 ASK_K = 16
-# The most words of a speaker's name a statement opens with ("Ana María López: ...").
-SPEAKER_WORDS = 4
 
 
 @dataclass
@@ -154,10 +153,8 @@ def _answering(asked: Question) -> Callable[[Hit], bool]:
     the speaker opens with it). An opening that is no name ("New address: 12 Park Lane") is read as said."""
 
     def answers(hit: Hit) -> bool:
-        speaker, opens, _ = hit.text.partition(": ")
-        words = speaker.split()
-        name = opens and 0 < len(words) <= SPEAKER_WORDS and all(word[:1].isupper() for word in words)
-        unnamed = replace(asked, wanted=asked.wanted - stems(content_words(speaker))) if name else asked
+        label = speaker_name(hit.text)
+        unnamed = replace(asked, wanted=asked.wanted - stems(content_words(label[0]))) if label else asked
         return ranked(unnamed, [(0, hit, hit.id, hit.text)], {}, set())[0].answers
 
     return answers

@@ -38,3 +38,16 @@ def test_english_words_come_from_the_english_package():
     """The stop words of the text reader are English's, read from its package."""
     assert "the" in languages.get("en").words.STOPWORDS
     assert content_words("The cat sat on the mat") == ["cat", "sat", "mat"]
+
+
+def test_a_speaker_name_is_a_label_of_capitalised_words_and_a_label_of_other_words_is_said():
+    """One reading of the name a statement opens with, for every reader (changes, ask's words shared with a
+    question): a name of up to three capitalised words; a label of other words is what was said."""
+    from kbsite.languages.reading import speaker_label, speaker_name
+
+    assert speaker_name("Ana María: Me mudé a Oviedo.") == ("Ana María", "Me mudé a Oviedo.")
+    assert speaker_name("New address: 12 Park Lane") is None
+    assert speaker_label("New address: 12 Park Lane") == ("New address", "12 Park Lane")
+    assert speaker_name("Big news. Update: we moved") is None
+    assert speaker_name("Jean Paul Marie Dupont: salut") is None
+    assert speaker_name("no label here") is None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from kbsite.languages.en.statements import CONJUNCTIONS, NAME_RUN, NOT_THINGS
-from kbsite.languages.reading import Change
+from kbsite.languages.reading import Change, speaker_name
 
 # What a speaker says has ended: "we sold the Clio", "I gave up on guitar", "no more nights", "I don't drink coffee
 # anymore", "we've cancelled the Norway cruise", "we lost Luna last week".
@@ -202,9 +202,8 @@ _NOT_NAMES = frozenset(
 def _names_in(text: str) -> list[str]:
     """The names in ``text`` (capitalised words not opening a sentence, nor times), lower-cased; its speaker's
     ("Sofia: …") not among them."""
-    speaker, _, said = text.partition(": ")
-    if said and all(w[:1].isupper() for w in speaker.split()[:3]):
-        text = said
+    if label := speaker_name(text):
+        text = label[1]
     return [
         word.lower()
         for match in NAME_RUN.finditer(text)
