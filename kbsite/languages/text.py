@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from kbsite import languages
+from kbsite.languages.lemmas import lemma
 
 MIN_CONTENT_WORDS = 3
 # Words of any script ("Pitié", "Müller"), of two characters or more, and numbers.
@@ -15,10 +16,12 @@ NAME_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-])+")
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
 
-def stems(words: list[str]) -> frozenset[str]:
-    """Words cut to their first five letters, a possessive or an apostrophe off: "moved" and "move", "allergic"
-    and "allergy", "Clio's" and "Clio" meet."""
-    return frozenset(re.sub(r"['’]s$|['’]", "", w)[:5] for w in words)
+def stems(words: list[str], code: str | None = None) -> frozenset[str]:
+    """Words of the language ``code`` (by default the one in force) as their lemmas cut to their first five letters,
+    a possessive or an apostrophe off: "moved" and "move", "allergic" and "allergy", "Clio's" and "Clio" meet, and
+    so do forms whose first letters differ ("wohnt" and "wohnen", "vive" and "vivo", "cão" and "cães")."""
+    code = code or languages.current_code()
+    return frozenset(lemma(re.sub(r"['’]s$|['’]", "", w), code)[:5] for w in words)
 
 
 # A compound's head, the shortest (German "Kurs", "Arzt"), after a modifier of at least this many letters ("Eis").

@@ -133,7 +133,7 @@ def ranked(asked: Question, statements: list[tuple[int, Hit, int, str]], close: 
     asked for, its closeness in meaning, or a score clearly above every statement that answers so."""
     texts = [text for _, _, _, text in statements]
     words_of = [
-        stems(said) | compound_heads(said, hit.language)
+        stems(said, hit.language) | compound_heads(said, hit.language)
         for (_, hit, _, _), said in zip(statements, map(content_words, texts), strict=True)
     ]
     common = _common(words_of)

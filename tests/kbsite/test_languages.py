@@ -51,3 +51,15 @@ def test_a_speaker_name_is_a_label_of_capitalised_words_and_a_label_of_other_wor
     assert speaker_name("Big news. Update: we moved") is None
     assert speaker_name("Jean Paul Marie Dupont: salut") is None
     assert speaker_name("no label here") is None
+
+
+def test_a_words_lemma_is_read_in_its_language_and_a_language_of_no_lemmas_keeps_the_word():
+    """simplemma's dictionaries, loaded offline from the wheel: a word's forms meet in its lemma; a language it does
+    not read keeps the word as it is."""
+    from kbsite.languages.lemmas import lemma
+    from kbsite.languages.text import stems
+
+    assert lemma("wohnt", "de") == lemma("gewohnt", "de") == "wohnen"
+    assert lemma("cães", "pt") == "cão"
+    assert stems(["lived"], "en") == stems(["live"], "en")
+    assert lemma("喜欢", "zz") == "喜欢"

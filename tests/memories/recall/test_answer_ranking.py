@@ -361,3 +361,27 @@ def test_the_former_one_beside_the_current_one_asks_how_things_were_before(code,
 def test_a_current_account_asks_nothing_of_now():
     """ "Current account", "current affairs": a thing's name, not the one that holds now."""
     assert not Question.read("Which bank holds Omar's current account?").now
+
+
+@pytest.mark.parametrize(
+    ("code", "question", "small_talk", "fact"),
+    [
+        ("en", "What did Omar buy?", "It rained all afternoon.", "I bought a second-hand kayak last week."),
+        ("es", "¿Qué bebe Omar?", "Hoy hace un frío terrible.", "Bebo mate amargo con mis primos."),
+        ("pt", "O que o Omar bebe?", "Hoje está um frio terrível.", "Bebo chimarrão com a minha filha."),
+        ("de", "Was liest Omar?", "Hier regnet es schon wieder.", "Ich lese einen dicken Krimi von Nesbø."),
+        ("fr", "Qu'est-ce que Omar peint ?", "Il pleut encore ici, quelle plaie.",
+         "Je peins des aquarelles de falaises."),
+    ],
+)  # fmt: skip
+def test_a_statement_sharing_a_word_in_another_form_answers(code, question, small_talk, fact):
+    """ "What did he buy?" and "I bought a kayak", "liest" and "lese", "bebe" and "bebo": the same word, its first
+    letters not the same. Each form read as its lemma (kbsite/languages/lemmas.py), the statement shares it with the
+    question and answers; the small talk does not. Cut to five letters alone, neither answered."""
+    with languages.override(code):
+        hits = [_hit(1, small_talk), _hit(2, fact)]
+        for hit in hits:
+            hit.language = code
+        by_pk = {c.pk: c for c in _ranked(question, hits)}
+        assert by_pk[2].answers and by_pk[2].measures["matched"] == 1
+        assert not by_pk[1].answers
