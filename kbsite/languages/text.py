@@ -19,7 +19,7 @@ SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 def stems(words: list[str], code: str | None = None) -> frozenset[str]:
     """Words of the language ``code`` (by default the one in force) as their lemmas cut to their first five letters,
     a possessive or an apostrophe off: "moved" and "move", "allergic" and "allergy", "Clio's" and "Clio" meet, and
-    so do forms whose first letters differ ("wohnt" and "wohnen", "vive" and "vivo", "cão" and "cães")."""
+    so do forms whose first letters differ ("wohnt" and "wohnen", "vive" and "vivía", "cão" and "cães")."""
     code = code or languages.current_code()
     return frozenset(lemma(re.sub(r"['’]s$|['’]", "", w), code)[:5] for w in words)
 

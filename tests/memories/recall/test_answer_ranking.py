@@ -29,16 +29,23 @@ def _ranked(question: str, hits: list[Hit], close: dict[int, float] | None = Non
     return ranked(Question.read(question), statements, close or {}, set())
 
 
-def _only_the_fact_answers(code: str, question: str, small_talk: str, fact: str) -> None:
-    """In language ``code``, of ``small_talk`` and ``fact``, only ``fact`` answers ``question``, and it ranks first;
-    the small talk shares no word the question asks for."""
+def _small_talk_and_fact(code: str, question: str, small_talk: str, fact: str) -> tuple[dict, list]:
+    """``small_talk`` (pk 1) and ``fact`` (pk 2), said in language ``code``, ranked against ``question`` read in it:
+    each candidate by its pk, and the ranking."""
     with languages.override(code):
         hits = [_hit(1, small_talk), _hit(2, fact)]
         for hit in hits:
             hit.language = code
-        by_pk = {c.pk: c for c in _ranked(question, hits)}
-        assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
-        assert by_pk[2].answers and by_pk[2].pk == _ranked(question, hits)[0].pk
+        ranking = _ranked(question, hits)
+    return {c.pk: c for c in ranking}, ranking
+
+
+def _only_the_fact_answers(code: str, question: str, small_talk: str, fact: str) -> None:
+    """In language ``code``, of ``small_talk`` and ``fact``, only ``fact`` answers ``question``, and it ranks first;
+    the small talk shares no word the question asks for."""
+    by_pk, ranking = _small_talk_and_fact(code, question, small_talk, fact)
+    assert not by_pk[1].answers and by_pk[1].measures["matched"] == 0
+    assert by_pk[2].answers and by_pk[2].pk == ranking[0].pk
 
 
 def test_a_statement_naming_something_by_name_or_number_ranks_above_one_sharing_as_many_words():
@@ -378,10 +385,6 @@ def test_a_statement_sharing_a_word_in_another_form_answers(code, question, smal
     """ "What did he buy?" and "I bought a kayak", "liest" and "lese", "bebe" and "bebo": the same word, its first
     letters not the same. Each form read as its lemma (kbsite/languages/lemmas.py), the statement shares it with the
     question and answers; the small talk does not. Cut to five letters alone, neither answered."""
-    with languages.override(code):
-        hits = [_hit(1, small_talk), _hit(2, fact)]
-        for hit in hits:
-            hit.language = code
-        by_pk = {c.pk: c for c in _ranked(question, hits)}
-        assert by_pk[2].answers and by_pk[2].measures["matched"] == 1
-        assert not by_pk[1].answers
+    by_pk, _ = _small_talk_and_fact(code, question, small_talk, fact)
+    assert by_pk[2].answers and by_pk[2].measures["matched"] == 1
+    assert not by_pk[1].answers
