@@ -20,7 +20,7 @@ from django.db import connection, transaction
 
 from kbsite.ai import embeddings
 from kbsite.ai.vectors import as_vectors, vector_cursor
-from kbsite.models import EmbeddingState
+from kbsite.models import EmbeddingState, JobRun
 from memories.multilingual import multilingual_batch, multilingual_due
 
 logger = logging.getLogger(__name__)
@@ -88,13 +88,15 @@ def reembed_run(*, seconds: float | None = None, shown: Callable[[EmbeddingState
     while True:
         with transaction.atomic():
             state = EmbeddingState.objects.select_for_update().get(pk=1)
-            done = reembed_batch(state) if state.target else multilingual_batch()
+            done = (reembed_batch(state) if state.target else 0) or multilingual_batch()  # then the second vectors
             if not done:
                 return True
         if shown:
             shown(state, done)
         if seconds is not None and time.monotonic() - started > seconds:
             return not state.target
+        if seconds is not None and not state.target and JobRun.objects.filter(status=JobRun.Status.QUEUED).exists():
+            return True  # second vectors hold no worker from queued jobs: a batch a run (the healing's, a minute on)
 
 
 def reembed_continue() -> None:
@@ -104,8 +106,8 @@ def reembed_continue() -> None:
 
 
 def reembed_due() -> bool:
-    """Whether vectors are left to re-embed (the configured model is not theirs), or document chunks without their
-    multilingual vector (memories.multilingual): the healing queues a run."""
+    """Whether vectors are left to re-embed (the configured model is not theirs), or document chunks or memories
+    without their multilingual vector (memories.multilingual): the healing queues a run."""
     state = EmbeddingState.get()
     if state is None or state.model != embeddings.model_id() or bool(state.target):
         return True

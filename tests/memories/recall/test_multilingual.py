@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.core.management import call_command
 
 from kbsite import languages
-from kbsite.models import EndUser, KnowledgeBase
+from kbsite.models import EndUser, JobRun, KnowledgeBase
 from memories import reembedding
 from memories.models import Memory
 from memories.recall.relatives import relatives_named
@@ -55,6 +55,37 @@ def test_memories_without_their_multilingual_vector_get_it_in_the_background(api
     say(api, "s1", *CHAT[:3])
     Memory.objects.update(multilingual_embedding=None)
     assert reembedding.reembed_due()
+    assert reembedding.reembed_run()
+    assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
+    assert not reembedding.reembed_due()
+
+
+def test_a_background_run_of_second_vectors_gives_way_to_queued_jobs(api, notes, monkeypatch):
+    """While a job waits in the queue (turns to extract, a document to index), a background run gives one batch of
+    rows their second vector, not a worker's minute (a KB asked in Spanish queues all its English memories'): ingest
+    goes first. The foreground run gives them all. Before, the background run held a worker for RUN_SECONDS."""
+    from memories import multilingual
+
+    say(api, "s1", *CHAT[:3])
+    Memory.objects.update(multilingual_embedding=None)
+    monkeypatch.setattr(multilingual, "BATCH_ROWS", 1)
+    without = Memory.objects.filter(multilingual_embedding__isnull=True).count()
+    assert without >= 2
+    JobRun.objects.create(kb=notes, kind=JobRun.Kind.INGEST_MESSAGES)
+    assert reembedding.reembed_run(seconds=50)
+    assert Memory.objects.filter(multilingual_embedding__isnull=True).count() == without - 1
+    assert reembedding.reembed_run()
+    assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
+
+
+def test_a_run_that_ends_a_re_embedding_goes_on_to_the_second_vectors(api, notes):
+    """Rows another model embedded and rows without their second vector: one run re-embeds the first and then gives
+    the second theirs, nothing left for the next (it used to stop once the re-embedding was done)."""
+    from tests.memories.test_reembedding import _as_if_another_model_made_them
+
+    say(api, "s1", *CHAT[:3])
+    _as_if_another_model_made_them()
+    Memory.objects.update(multilingual_embedding=None)
     assert reembedding.reembed_run()
     assert not Memory.objects.filter(multilingual_embedding__isnull=True).exists()
     assert not reembedding.reembed_due()
