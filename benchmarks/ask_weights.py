@@ -13,8 +13,9 @@ makes the statements that name the fact score above the others of their question
 statements, L2-regularised, by gradient descent). What it prints, per set: how often the best-scored statement that
 answers at all names the fact (a lower bound of what ask names: ask quotes a second statement and later ones too),
 with the product's weights (in-sample for every set) and with weights fitted on the other sets (held out: the
-honest figure). Then the weights fitted on all sets, to write into answer_ranking.WEIGHTS. The sealed sets are
-never used.
+honest figure), and how often it names instead a value the fact replaced (the question's ``stale``: a measure that
+names more facts may name more replaced values too; 0 from a cache written before stop 75, which did not label
+them). Then the weights fitted on all sets, to write into answer_ranking.WEIGHTS. The sealed sets are never used.
 """
 
 from __future__ import annotations
@@ -56,13 +57,17 @@ def run() -> dict:
             cached.write_text(json.dumps(_measure(path, env)))
         measured[name] = json.loads(cached.read_text())
     names = list(WEIGHTS)
-    print("\n== ask_weights: the best statement that answers names the fact (questions) ==")
+    print("\n== ask_weights: the best statement that answers names the fact (questions), or a value it replaced ==")
     width = max(map(len, SETS)) + 2
-    print(f"  {'set':<{width}}{'questions':>10}{'product':>10}{'held out':>10}")
-    totals = np.zeros(3, int)
+    print(f"  {'set':<{width}}{'questions':>10}{'product':>10}{'held out':>10}{'replaced':>10}{'held out':>10}")
+    totals = np.zeros(5, int)
     for name in SETS:
         fitted = fit([q for other, qs in measured.items() if other != name for q in qs], names)
-        row = np.array([len(measured[name]), best_names(measured[name], WEIGHTS), best_names(measured[name], fitted)])
+        qs = measured[name]
+        row = np.array(
+            [len(qs), best_names(qs, WEIGHTS), best_names(qs, fitted)]
+            + [best_names(qs, WEIGHTS, "stale"), best_names(qs, fitted, "stale")]
+        )
         totals += row
         print(f"  {name:<{width}}" + "".join(f"{n:>10}" for n in row))
     print(f"  {'all':<{width}}" + "".join(f"{n:>10}" for n in totals))
@@ -72,8 +77,9 @@ def run() -> dict:
 
 
 def _measure(path: Path, env: dict) -> list[dict]:
-    """Each question of the set at ``path``: its statements' measures, whether each answers at all, and whether
-    each names the fact."""
+    """Each question of the set at ``path``: its statements' measures, whether each answers at all, whether each
+    names the fact or a value it replaced (the question's ``stale``), and which hit each is of (what it came with,
+    how it was found), for measures weighed on the cache before they are built."""
     cases = load(path)
     if path.name.startswith("truth_cases"):  # a language set's own chat is longer than the block
         cases = padded(cases)
@@ -97,6 +103,14 @@ def _measure(path: Path, env: dict) -> list[dict]:
                         "names": holds(c.text, q["expect"], history=True, compounds=compounds),
                         "text": c.text,
                         "question": q["question"],
+                        # for measures weighed on the cache: which hit it is of, what it came with, how it was found
+                        "pk": c.pk,
+                        "hit": c.hit.id,
+                        "follows": c.hit.follows,
+                        "signals": list(c.hit.signals),
+                        "stale": holds(c.text, q.get("stale") or [], history=True, compounds=compounds)
+                        if q.get("stale")
+                        else False,
                     }
                     for c in candidates
                 ]
@@ -104,14 +118,15 @@ def _measure(path: Path, env: dict) -> list[dict]:
         return out
 
 
-def best_names(questions: list[list[dict]], weights: dict[str, float]) -> int:
-    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming the fact."""
+def best_names(questions: list[list[dict]], weights: dict[str, float], label: str = "names") -> int:
+    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming the fact
+    (``label`` "stale": one naming a value the fact replaced, and not the fact)."""
     count = 0
     for statements in questions:
         answering = [s for s in statements if s["answers"]]
         if answering:
             best = max(answering, key=lambda s: sum(weights[n] * s["m"][n] for n in weights))
-            count += best["names"]
+            count += bool(best.get(label)) and (label == "names" or not best["names"])
     return count
 
 
