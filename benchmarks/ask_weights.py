@@ -66,7 +66,7 @@ def run() -> dict:
         qs = measured[name]
         row = np.array(
             [len(qs), best_names(qs, WEIGHTS), best_names(qs, fitted)]
-            + [best_names(qs, WEIGHTS, "stale"), best_names(qs, fitted, "stale")]
+            + [best_replaced(qs, WEIGHTS), best_replaced(qs, fitted)]
         )
         totals += row
         print(f"  {name:<{width}}" + "".join(f"{n:>10}" for n in row))
@@ -108,9 +108,7 @@ def _measure(path: Path, env: dict) -> list[dict]:
                         "hit": c.hit.id,
                         "follows": c.hit.follows,
                         "signals": list(c.hit.signals),
-                        "stale": holds(c.text, q.get("stale") or [], history=True, compounds=compounds)
-                        if q.get("stale")
-                        else False,
+                        "stale": bool(q.get("stale")) and holds(c.text, q["stale"], history=True, compounds=compounds),
                     }
                     for c in candidates
                 ]
@@ -118,16 +116,25 @@ def _measure(path: Path, env: dict) -> list[dict]:
         return out
 
 
-def best_names(questions: list[list[dict]], weights: dict[str, float], label: str = "names") -> int:
-    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming the fact
-    (``label`` "stale": one naming a value the fact replaced, and not the fact)."""
-    count = 0
+def best_names(questions: list[list[dict]], weights: dict[str, float]) -> int:
+    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming the fact."""
+    return sum(best["names"] for best in _bests(questions, weights))
+
+
+def best_replaced(questions: list[list[dict]], weights: dict[str, float]) -> int:
+    """Of ``questions``, how many have, as their best-scored statement that answers at all, one naming a value the
+    fact replaced and not the fact (0 for a cache that did not label them)."""
+    return sum(best.get("stale", False) and not best["names"] for best in _bests(questions, weights))
+
+
+def _bests(questions: list[list[dict]], weights: dict[str, float]) -> list[dict]:
+    """Each question's best-scored statement that answers at all (none for a question where none does)."""
+    out = []
     for statements in questions:
         answering = [s for s in statements if s["answers"]]
         if answering:
-            best = max(answering, key=lambda s: sum(weights[n] * s["m"][n] for n in weights))
-            count += bool(best.get(label)) and (label == "names" or not best["names"])
-    return count
+            out.append(max(answering, key=lambda s: sum(weights[n] * s["m"][n] for n in weights)))
+    return out
 
 
 def fit(questions: list[list[dict]], names: list[str]) -> dict[str, float]:
