@@ -7,7 +7,7 @@ texts into these with its own parts (``<code>/statements.py``, ``<code>/changes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kbsite import languages
@@ -148,6 +148,22 @@ def concept(name: str, asks: str, words: str, slots: tuple[str, ...] = ()) -> Co
 
 # What a retirement makes a thing of the past: where, as what and in which team one works.
 RETIRED_SLOTS = frozenset({"employer", "occupation", "workplace", "team"})
+# Attributes that tell one thing between them: a later statement of one is what came after an earlier statement of
+# another ("I work at the Copper Kettle café": employer; "I work as a junior architect now": occupation; where one
+# lives, then a new address).
+SAME_THING = (RETIRED_SLOTS | {"job", "job title", "role"}, frozenset({"residence", "address", "home address"}))
+
+
+def of_a_kind(one: Iterable[str], other: Iterable[str]) -> bool:
+    """Whether an attribute of ``one`` is one of ``other`` or of its kind (:data:`SAME_THING`)."""
+    other = set(other)
+    return any(a in other or any(a in kind and kind & other for kind in SAME_THING) for a in one)
+
+
+def same_thing_pairs() -> tuple[list[str], list[str]]:
+    """Each attribute of :data:`SAME_THING` beside each attribute of its kind (itself too), as two lists."""
+    pairs = [(a, b) for kind in SAME_THING for a in kind for b in kind]
+    return [a for a, _ in pairs], [b for _, b in pairs]
 
 
 def _own_in(text: str, thing: frozenset[str]) -> bool:

@@ -3,18 +3,20 @@ shown with it, dated, so that whoever reads the block sees the newer beside the 
 said in ("I live in Porto" … "finally got the keys to our place in Berlin!").
 
 "The same thing" is judged by the attribute both state, where their stored readings give one (where one lives, where
-one works…), and otherwise by meaning: a later statement far closer to the shown one than the user's other later
-statements are. Of the statements said after a shown one about the same thing, the latest comes with it. Two
-statements not both in English are compared by their multilingual vectors: all-MiniLM-L6-v2 does not read German,
-and puts any two German sentences of a user about as close as an English statement and its update
-("Ich bin allergisch gegen Erdnüsse" / "Wir sind nach Dresden umgezogen!": 0.59), so in a short history, where the
-floor alone judges, everything said later came "with" everything said before.
+one works…), or two of one kind (where, then as what one works: kbsite.languages.reading.SAME_THING), and otherwise by
+meaning: a later statement far closer to the shown one than the user's other later statements are. Of the statements
+said after a shown one about the same thing, the latest comes with it. Two statements not both in English are compared
+by their multilingual vectors: all-MiniLM-L6-v2 does not read German, and puts any two German sentences of a user
+about as close as an English statement and its update ("Ich bin allergisch gegen Erdnüsse" / "Wir sind nach Dresden
+umgezogen!": 0.59), so in a short history, where the floor alone judges, everything said later came "with" everything
+said before.
 """
 
 from __future__ import annotations
 
 from kbsite import languages
 from kbsite.ai import embeddings
+from kbsite.languages.reading import same_thing_pairs
 from kbsite.models.embeddings import stale_clause
 from kbsite.replicas import reads
 from memories.models import Memory
@@ -40,10 +42,13 @@ AFTER_MOST = 6
 AFTER_TURNS = 10
 
 LATER_SQL = """
-    WITH shown AS (
+    WITH kinds AS (SELECT * FROM unnest(%s::text[], %s::text[]) AS k(attribute, alike)),
+    shown AS (
         SELECT id, kb_id, end_user_id, embedding, multilingual_embedding, language = ANY(%s) AS english,
                coalesce(valid_from, created_at) AS said,
-               ARRAY(SELECT jsonb_object_keys(coalesce(reading -> 'slots', '{{}}'::jsonb))) AS attributes
+               ARRAY(SELECT a FROM jsonb_object_keys(coalesce(reading -> 'slots', '{{}}'::jsonb)) AS a
+                     UNION SELECT k.alike FROM jsonb_object_keys(coalesce(reading -> 'slots', '{{}}'::jsonb)) AS a
+                     JOIN kinds k ON k.attribute = a) AS attributes
         FROM memories_memory WHERE id = ANY(%s) AND end_user_id = %s
     ), theirs AS (
         SELECT o.id, o.kb_id, o.embedding, o.multilingual_embedding, o.language = ANY(%s) AS english, o.reading,
@@ -109,6 +114,7 @@ def _statements_about(
                 fresh=fresh, live="" if before else "o.retired_at IS NULL AND", direction="<" if before else ">"
             ),
             [
+                *same_thing_pairs(),
                 english,
                 ids,
                 end_user_id,

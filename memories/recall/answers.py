@@ -10,7 +10,7 @@ from kbsite.ai import llm
 from kbsite.caller import Caller
 from kbsite.languages import dates
 from kbsite.languages.detection import query_language
-from kbsite.languages.reading import speaker_name
+from kbsite.languages.reading import of_a_kind, speaker_name
 from kbsite.models import KnowledgeBase
 from kbsite.stats import stats_add
 from memories.recall.after import earlier_statements, later_statements
@@ -265,7 +265,7 @@ def _later_first(scored: list[Candidate], slots: frozenset[str]) -> list[Candida
         shown = best_of.get(c.hit.follows)
         if shown is None or shown.score < c.score:
             continue
-        if (stated := shown.answered & slots) and not c.answered & stated:
+        if (stated := shown.answered & slots) and not of_a_kind(c.answered & slots, stated):
             continue
         c.score, c.answered = shown.score + 0.1, c.answered | shown.answered
     return scored

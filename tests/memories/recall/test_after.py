@@ -267,6 +267,10 @@ def test_asked_how_things_stand_a_later_statement_of_another_thing_does_not_go_b
     chat, news = candidate(4, 8.0, {"arbeit"}), candidate(5, 5.0, set(), follows=4)
     _later_first([chat, news], frozenset({"occupation", "employer"}))
     assert news.score > chat.score
+    # where one works, then as what one works there: attributes of one kind (kbsite.languages.reading.SAME_THING)
+    where, title = candidate(6, 9.0, {"employer"}), candidate(7, 6.0, {"occupation"}, follows=6)
+    _later_first([where, title], frozenset({"occupation", "employer"}))
+    assert title.score > where.score
 
 
 def test_what_came_after_any_statement_a_hit_shows_comes_with_it(api, notes):
@@ -283,3 +287,33 @@ def test_what_came_after_any_statement_a_hit_shows_comes_with_it(api, notes):
     (after,) = later_statements([shown], km.end_user_id, {}).values()
     assert "e-bike" in after.text
     assert list(later_statements([shown], km.end_user_id, {})) == [km.pk]
+
+
+def test_a_later_statement_of_another_attribute_of_the_same_kind_comes_with_the_one_shown(api, notes):
+    """Where one works told first by the employer ("I work at the Copper Kettle café on weekends") and months later
+    by the title alone ("I work as a junior architect now"): their readings state two attributes of one kind (where
+    and as what one works: kbsite.languages.reading.SAME_THING), and the later comes with the earlier. Before, only
+    the same attribute did, and meaning alone, judged against the ten chats said between them, brought nothing; so
+    does a new address after where one lived."""
+    say(api, "s1", "I work at the Copper Kettle café on weekends.", "I live in Porto.", when="2024-01-02T10:00:00Z")
+    chat = [
+        "The rain kept me in all afternoon, so I watched an old film.",
+        "My sister sent me a recipe for lemon cake and it was a disaster.",
+        "I finally fixed the squeaky door in the hallway.",
+        "The neighbours' dog barked all night again.",
+        "I've been reading a thriller set in Iceland, very gloomy.",
+        "Bought new running shoes but my knees still complain.",
+        "The tomatoes on the balcony are finally turning red.",
+        "I burnt the toast again this morning, classic me.",
+        "Had a long phone call with my grandmother about her garden.",
+        "Tried a yoga class, I could barely touch my knees.",
+    ]
+    for n, text in enumerate(chat):
+        say(api, f"c{n}", text, when=f"2024-{n + 2:02d}-03T10:00:00Z")
+    say(api, "s2", "I work as a junior architect now.", "My new address is 4 Mill Road, Leeds.",
+        when="2024-12-02T10:00:00Z")  # fmt: skip
+    end_user = Memory.objects.get(text__contains="Copper Kettle").end_user_id
+    (after,) = later_statements(_shown("Copper Kettle"), end_user, {}).values()
+    assert "junior architect" in after.text
+    (after,) = later_statements(_shown("Porto"), end_user, {}).values()
+    assert "Mill Road" in after.text
